@@ -1,0 +1,39 @@
+-- Calibration formulas against the test vectors of design/algorithms.md 1.3-1.5 and 2.4.
+-- Liu et al.'s "good privacy": Delta2 = 1/3 (300x300 px, m = 1, n = 900), epsilon = 1, delta = 900^(-1.5).
+SELECT method, round(gazepriv.gaussian_sigma(1.0/3, 1, 900^(-1.5), method)::numeric, 4) AS sigma
+FROM unnest(ARRAY['analytic', 'liu2019']) method;
+SELECT round(gazepriv.gaussian_sigma(1.0/3, 0.999999999, 900^(-1.5), 'dwork_roth')::numeric, 4) AS dwork_roth;
+SELECT round(gazepriv.gaussian_sigma(1.0/3, 1, 900^(-1.5))::numeric, 4) AS default_is_analytic;
+-- The paper's 1050x1680 example: n = 50,000, sigma = 1.5, solve for epsilon.
+SELECT method, round(gazepriv.gaussian_epsilon(0.02656, 1.5, 50000^(-1.5), method)::numeric, 4) AS epsilon
+FROM unnest(ARRAY['analytic', 'dwork_roth', 'liu2019']) method;
+-- The analytic sigma is exactly on the privacy profile.
+SELECT abs(gazepriv.gaussian_delta(1, gazepriv.gaussian_sigma(1, 1, 1e-5), 1) / 1e-5 - 1) < 1e-6 AS on_profile;
+SELECT gazepriv.laplace_scale(3, 0.5) AS laplace_scale, gazepriv.zcdp_rho(1, 2) AS rho;
+-- 100 releases calibrated to (1, 1e-5) by Dwork-Roth: basic composition 100, zCDP about 11.
+SELECT round((100 * gazepriv.zcdp_rho(1, sqrt(2 * ln(1.25e5))))::numeric, 4) AS total_rho,
+       round(gazepriv.zcdp_epsilon(100 * gazepriv.zcdp_rho(1, sqrt(2 * ln(1.25e5))), 1e-5)::numeric, 3) AS zcdp_eps;
+SELECT round(gazepriv.zcdp_delta(2.13, gazepriv.zcdp_epsilon(2.13, 1e-5))::numeric, 9) AS delta_back;
+
+-- Bad input: ERROR 22023 naming the parameter; NULL in, NULL out (STRICT).
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.gaussian_sigma(1, 0, 1e-5)$$,
+    $$SELECT gazepriv.gaussian_sigma(1, -1, 1e-5)$$,
+    $$SELECT gazepriv.gaussian_sigma(1, 'NaN', 1e-5)$$,
+    $$SELECT gazepriv.gaussian_sigma(1, 'Infinity', 1e-5)$$,
+    $$SELECT gazepriv.gaussian_sigma(1, 1, 0)$$,
+    $$SELECT gazepriv.gaussian_sigma(1, 1, 1)$$,
+    $$SELECT gazepriv.gaussian_sigma(1, 1, 'NaN')$$,
+    $$SELECT gazepriv.gaussian_sigma(0, 1, 1e-5)$$,
+    $$SELECT gazepriv.gaussian_sigma('-Infinity', 1, 1e-5)$$,
+    $$SELECT gazepriv.gaussian_sigma(1, 1, 1e-5, 'gauss')$$,
+    $$SELECT gazepriv.gaussian_sigma(1, 1, 1e-5, 'dwork_roth')$$,
+    $$SELECT gazepriv.gaussian_epsilon(1, 0, 1e-5)$$,
+    $$SELECT gazepriv.gaussian_delta(1, 1, -1)$$,
+    $$SELECT gazepriv.laplace_scale(-2, 1)$$,
+    $$SELECT gazepriv.laplace_scale(1, 'NaN')$$,
+    $$SELECT gazepriv.zcdp_rho(1, 0)$$,
+    $$SELECT gazepriv.zcdp_epsilon(-0.5, 1e-5)$$,
+    $$SELECT gazepriv.zcdp_epsilon(1, 2)$$,
+    $$SELECT gazepriv.zcdp_delta(1, 'NaN')$$]) q;
+SELECT gazepriv.gaussian_sigma(NULL, 1, 1e-5) IS NULL AS strict_null;

@@ -1,0 +1,61 @@
+#include "core/validate.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/errors.hpp"
+
+namespace gazepriv::core {
+
+std::string format_number(double value) {
+    if (std::isnan(value))
+        return "NaN";
+    if (std::isinf(value))
+        return value > 0 ? "Infinity" : "-Infinity";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", value);
+    // Prefer the shortest representation that round-trips, as PostgreSQL prints float8.
+    for (int precision = 1; precision <= 17; ++precision) {
+        char shorter[64];
+        std::snprintf(shorter, sizeof shorter, "%.*g", precision, value);
+        if (std::strtod(shorter, nullptr) == value)
+            return shorter;
+    }
+    return buf;
+}
+
+double require_positive(const char* name, double value) {
+    if (!std::isfinite(value) || value <= 0)
+        throw InvalidArgument(std::string(name) + " must be a finite number greater than 0, got " +
+                              format_number(value));
+    return value;
+}
+
+double require_non_negative(const char* name, double value) {
+    if (!std::isfinite(value) || value < 0)
+        throw InvalidArgument(std::string(name) + " must be a finite number of at least 0, got " +
+                              format_number(value));
+    return value;
+}
+
+double require_finite(const char* name, double value) {
+    if (!std::isfinite(value))
+        throw InvalidArgument(std::string(name) + " must be a finite number, got " + format_number(value));
+    return value;
+}
+
+double require_open_unit(const char* name, double value) {
+    if (!std::isfinite(value) || value <= 0 || value >= 1)
+        throw InvalidArgument(std::string(name) + " must be strictly between 0 and 1, got " +
+                              format_number(value));
+    return value;
+}
+
+std::int64_t require_range(const char* name, std::int64_t value, std::int64_t lo, std::int64_t hi) {
+    if (value < lo || value > hi)
+        throw InvalidArgument(std::string(name) + " must be between " + std::to_string(lo) + " and " +
+                              std::to_string(hi) + ", got " + std::to_string(value));
+    return value;
+}
+
+} // namespace gazepriv::core

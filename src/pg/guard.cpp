@@ -1,0 +1,74 @@
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "pg/guard.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+}
+
+namespace gazepriv::pg {
+
+namespace {
+
+void copy_message(char* dst, std::size_t size, const char* src) {
+    std::size_t n = std::strlen(src);
+    if (n >= size)
+        n = size - 1;
+    std::memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+int sqlstate_for(core::ErrorKind kind) {
+    switch (kind) {
+    case core::ErrorKind::InvalidParameter:
+        return ERRCODE_INVALID_PARAMETER_VALUE;
+    case core::ErrorKind::DataCorrupted:
+        return ERRCODE_DATA_CORRUPTED;
+    case core::ErrorKind::LimitExceeded:
+        return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+    case core::ErrorKind::Internal:
+        break;
+    }
+    return ERRCODE_INTERNAL_ERROR;
+}
+
+} // namespace
+
+bool interrupt_pending() {
+    return QueryCancelPending || ProcDiePending;
+}
+
+Datum guarded(const char* sql_name, FunctionBody body, FunctionCallInfo fcinfo) {
+    // Only plain data survives the catch blocks: the ereport below happens after the exception object
+    // has been destroyed, so its longjmp skips no destructor.
+    char message[1024];
+    int sqlstate = ERRCODE_INTERNAL_ERROR;
+    bool cancelled = false;
+    try {
+        return body(fcinfo);
+    } catch (const core::Cancelled&) {
+        cancelled = true;
+    } catch (const core::Error& e) {
+        sqlstate = sqlstate_for(e.kind());
+        copy_message(message, sizeof message, e.what());
+    } catch (const std::bad_alloc&) {
+        sqlstate = ERRCODE_OUT_OF_MEMORY;
+        copy_message(message, sizeof message, "out of memory");
+    } catch (const std::exception& e) {
+        copy_message(message, sizeof message, e.what());
+    } catch (...) {
+        copy_message(message, sizeof message, "unknown C++ exception");
+    }
+    if (cancelled) {
+        CHECK_FOR_INTERRUPTS(); // raises the server's own 57014 / 57P01 error
+        ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling statement due to user request")));
+    }
+    if (sqlstate == ERRCODE_INTERNAL_ERROR)
+        ereport(ERROR, (errcode(sqlstate), errmsg("%s: internal error: %s", sql_name, message)));
+    ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), errcontext("%s", sql_name)));
+    pg_unreachable();
+}
+
+} // namespace gazepriv::pg

@@ -1,0 +1,43 @@
+// The single entry path from PostgreSQL into C++. Every SQL-callable function is declared with
+// GAZEPRIV_FUNCTION, which emits the C-linkage symbol PostgreSQL calls and runs the body inside
+// guarded(): C++ exceptions are caught there and turned into ereport(ERROR) only after every C++ frame
+// has been unwound and the exception object destroyed.
+//
+// Rules for bodies (checked by review and by the greps in test/run.sh):
+//  - No object with a non-trivial destructor may be alive across a call that can ereport (palloc,
+//    text_to_cstring, construct_array, SPI, ...). Read the arguments first, run the core work in a
+//    helper that returns plain values, then build the result Datum.
+//  - Long loops run in core code with a CancelCheck(interrupt_pending); the core throws Cancelled and
+//    the guard lets PostgreSQL raise its own cancel or terminate error.
+#pragma once
+
+#include "core/errors.hpp"
+
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+}
+
+namespace gazepriv::pg {
+
+using FunctionBody = Datum (*)(FunctionCallInfo);
+
+// Runs body; maps core::InvalidArgument to 22023, CorruptData to XX001, LimitExceeded to 54000,
+// std::bad_alloc to 53200, any other exception to XX000, and Cancelled to PostgreSQL's interrupt error.
+Datum guarded(const char* sql_name, FunctionBody body, FunctionCallInfo fcinfo);
+
+// The cancel probe handed to core loops: true when a cancel or terminate request is pending. It only
+// reads PostgreSQL's flags, so it never longjmps.
+bool interrupt_pending();
+
+} // namespace gazepriv::pg
+
+#define GAZEPRIV_FUNCTION(sqlname)                                                                           \
+    static Datum sqlname##_body(FunctionCallInfo fcinfo);                                                    \
+    extern "C" {                                                                                             \
+    PG_FUNCTION_INFO_V1(gazepriv_##sqlname);                                                                 \
+    }                                                                                                        \
+    extern "C" Datum gazepriv_##sqlname(PG_FUNCTION_ARGS) {                                                  \
+        return gazepriv::pg::guarded("gazepriv." #sqlname, sqlname##_body, fcinfo);                          \
+    }                                                                                                        \
+    static Datum sqlname##_body(FunctionCallInfo fcinfo)

@@ -1,0 +1,23 @@
+// The module: its magic block, settings, and the functions that describe the extension itself.
+#include "pg/backend_rng.hpp"
+#include "pg/guard.hpp"
+
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void _PG_init(void);
+}
+
+extern "C" void _PG_init(void) {
+    gazepriv::pg::define_seed_setting();
+    MarkGUCPrefixReserved("gazepriv");
+}
+
+GAZEPRIV_FUNCTION(version) {
+    PG_RETURN_TEXT_P(cstring_to_text(GAZEPRIV_VERSION));
+}
