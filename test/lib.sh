@@ -68,7 +68,7 @@ start_cluster() {
     export PGPORT=${PGPORT_OVERRIDE:-$((20000 + RANDOM % 20000))}
     export PGHOST=$dir PGUSER=postgres PGDATABASE=postgres
     as_server_user "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o \
-        "-p $PGPORT -k $dir -c listen_addresses='' -c fsync=off -c max_parallel_workers_per_gather=2 $CLUSTER_OPTIONS" \
+        "-p $PGPORT -k $dir -c listen_addresses='' -c fsync=off -c max_parallel_workers_per_gather=2 ${CLUSTER_OPTIONS:-}" \
         start >/dev/null || { cat "$dir/server.log"; return 1; }
     CLUSTER_DIR=$dir
 }

@@ -45,7 +45,7 @@ private:
     std::vector<std::uint64_t> hi_;
     std::vector<std::uint64_t> lo_;
     // guide_[g] = first i with hi_[i] >= g << (63 - kGuideBits): narrows the search to a few entries.
-    static constexpr int kGuideBits = 14;
+    static constexpr int kGuideBits = 16;
     std::vector<std::uint32_t> guide_;
 };
 
