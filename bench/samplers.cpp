@@ -37,8 +37,7 @@ double throughput(const std::function<void()>& body, std::size_t batch) {
     return best;
 }
 
-template <typename Draw>
-std::function<void()> batch_of(Draw draw) {
+template <typename Draw> std::function<void()> batch_of(Draw draw) {
     return [draw]() mutable {
         double acc = 0;
         for (int i = 0; i < 10000; ++i)
@@ -72,7 +71,8 @@ int main() {
         {"baseline: mt19937_64 + normal_distribution (insecure)", baseline},
         {"CSPRNG next_u64 (AES-256-CTR)", throughput(batch_of([&] { return rng.next_u64() >> 11; }), 10000)},
         {"CSPRNG uniform01", throughput(batch_of([&] { return rng.uniform01(); }), 10000)},
-        {"discrete Gaussian, table, sigma=3", throughput(batch_of([&] { return table_small.sample(rng); }), 10000)},
+        {"discrete Gaussian, table, sigma=3",
+         throughput(batch_of([&] { return table_small.sample(rng); }), 10000)},
         {"discrete Gaussian, table, sigma=6500 (heatmap)",
          throughput(batch_of([&] { return table_heatmap.sample(rng); }), 10000)},
         {"discrete Gaussian, exact CKS, sigma=3",
@@ -83,23 +83,28 @@ int main() {
          throughput(batch_of([&] { return discrete_laplace(rng, laplace_small); }), 10000)},
         {"discrete Laplace, exact CKS, scale=1.76e6 (heatmap)",
          throughput(batch_of([&] { return discrete_laplace(rng, laplace_large); }), 10000)},
-        {"Laplace on 2^-40 grid, scale=2", throughput(batch_of([&] { return grid_laplace.noise(rng); }), 10000)},
-        {"Gaussian on 2^-24 grid, sigma=2", throughput(batch_of([&] { return grid_gaussian.noise(rng); }), 10000)},
-        {"exponential on grid, mean=1", throughput(batch_of([&] { return grid_exponential(rng, 1.0); }), 10000)},
+        {"Laplace on 2^-40 grid, scale=2",
+         throughput(batch_of([&] { return grid_laplace.noise(rng); }), 10000)},
+        {"Gaussian on 2^-24 grid, sigma=2",
+         throughput(batch_of([&] { return grid_gaussian.noise(rng); }), 10000)},
+        {"exponential on grid, mean=1",
+         throughput(batch_of([&] { return grid_exponential(rng, 1.0); }), 10000)},
         {"planar Laplace radius, Gamma(2, 1)",
          throughput(batch_of([&] { return planar_laplace_radius(rng, 1.0); }), 10000)},
     };
     // Building the heatmap-scale table, which the cache amortises across releases.
     const auto start = std::chrono::steady_clock::now();
     const GaussianTable rebuilt(6500.5);
-    const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double build_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     sink_int = rebuilt.sample(rng);
 
     std::printf("%-56s %14s %10s\n", "sampler", "M samples/s", "vs base");
     for (const Row& r : rows)
         std::printf("%-56s %14.1f %9.2fx\n", r.name.c_str(), r.rate / 1e6, r.rate / baseline);
-    std::printf("\ntable build for sigma=6500 (%zu entries): %.1f ms (cached per sigma)\n", rebuilt.size(), build_ms);
-    std::printf("1680x1050 map of table noise: %.1f ms; of exact noise: %.1f ms\n", 1680.0 * 1050 / rows[4].rate * 1e3,
-                1680.0 * 1050 / rows[6].rate * 1e3);
+    std::printf("\ntable build for sigma=6500 (%zu entries): %.1f ms (cached per sigma)\n", rebuilt.size(),
+                build_ms);
+    std::printf("1680x1050 map of table noise: %.1f ms; of exact noise: %.1f ms\n",
+                1680.0 * 1050 / rows[4].rate * 1e3, 1680.0 * 1050 / rows[6].rate * 1e3);
     return 0;
 }
