@@ -22,6 +22,12 @@ SELECT abs(avg(v) - 100) < 0.1 AS gaussian_mechanism_centred
 FROM (SELECT gazepriv.gaussian_mechanism(100, 1, 1, 1e-5) AS v FROM generate_series(1, 20000)) s;
 SELECT round(gazepriv.laplace_mechanism(42.125, 1, 1e12)::numeric, 6) AS huge_epsilon,
        round(gazepriv.gaussian_mechanism(42.125, 1, 1e12, 1e-5)::numeric, 3) AS huge_epsilon_gaussian;
+-- Vector mechanisms: one calibration for the whole vector, independent noise per element.
+SELECT cardinality(v) AS n, abs(avg(e) - 5) < 1.6 AS centred, abs(var_samp(e) / (2 * 10.0 ^ 2) - 1) < 0.1 AS scale_ok
+FROM (SELECT gazepriv.laplace_mechanism(array_fill(5.0::float8, ARRAY[2000]), 10, 1) AS v) s, unnest(v) e GROUP BY v;
+SELECT abs(var_samp(e) / gazepriv.gaussian_sigma(1, 1, 1e-5) ^ 2 - 1) < 0.1 AS gaussian_scale_ok
+FROM unnest(gazepriv.gaussian_mechanism(array_fill(0.0::float8, ARRAY[2000]), 1, 1, 1e-5)) e;
+SELECT gazepriv.laplace_mechanism('{}'::float8[], 1, 1) AS empty_in_empty_out;
 RESET gazepriv.seed;
 
 -- Bad input: ERROR 22023 naming the parameter, never a crash.
@@ -38,4 +44,8 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.laplace_mechanism(1, 1, 0)$$,
     $$SELECT gazepriv.gaussian_mechanism(1, 1, 1, 0)$$,
     $$SELECT gazepriv.gaussian_mechanism(1, 1, 2, 1e-5, 'dwork_roth')$$,
-    $$SELECT gazepriv.gaussian_mechanism('Infinity', 1, 1, 1e-5)$$]) q;
+    $$SELECT gazepriv.gaussian_mechanism('Infinity'::float8, 1, 1, 1e-5)$$,
+    $$SELECT gazepriv.laplace_mechanism(ARRAY[1, NULL, 3]::float8[], 1, 1)$$,
+    $$SELECT gazepriv.laplace_mechanism(ARRAY[[1, 2], [3, 4]]::float8[], 1, 1)$$,
+    $$SELECT gazepriv.laplace_mechanism(ARRAY[1, 'NaN']::float8[], 1, 1)$$,
+    $$SELECT gazepriv.gaussian_mechanism(ARRAY[1, 2]::float8[], 1, 1, 1e-5, 'nope')$$]) q;

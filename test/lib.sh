@@ -8,6 +8,8 @@ BUILD_PACKAGES="build-essential cmake pkg-config libfftw3-dev libeigen3-dev libs
 libgtest-dev clang-format python3-numpy python3-scipy python3-matplotlib"
 # Debian's python, which has numpy (a pyenv python earlier on PATH may not).
 PYTHON=/usr/bin/python3
+# The full real datasets (read by the benchmark); tests and the demo use the frozen slices in test/data.
+SHARED_DATA=${GAZEPRIV_DATA:-$REPO/../shared/data}
 
 log() { printf '\n== %s\n' "$*"; }
 

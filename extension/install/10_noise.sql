@@ -98,3 +98,18 @@ COMMENT ON FUNCTION @extschema@.gaussian_mechanism(float8, float8, float8, float
     'value + Gaussian noise calibrated by gaussian_sigma(l2_sensitivity, epsilon, delta, calibration), realised '
     'on a power-of-two grid with the rounding added to the sensitivity. Privacy: (epsilon, delta)-DP and '
     'rho = l2^2/(2 sigma^2) zCDP per call; charges no budget.';
+
+CREATE FUNCTION @extschema@.laplace_mechanism(elements float8[], l1_sensitivity float8, epsilon float8) RETURNS float8[]
+    AS 'MODULE_PATHNAME', 'gazepriv_laplace_mechanism_array' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.laplace_mechanism(float8[], float8, float8) IS
+    'Every element + independent Laplace noise, epsilon-DP for a vector whose L1 sensitivity (summed over all '
+    'elements) is l1_sensitivity. Values are rounded to a power-of-two grid and the rounding of every element '
+    'is added to the sensitivity. NULL elements are an error. Privacy: epsilon-DP per call; charges no budget.';
+
+CREATE FUNCTION @extschema@.gaussian_mechanism(elements float8[], l2_sensitivity float8, epsilon float8, delta float8,
+                                               calibration text DEFAULT 'analytic') RETURNS float8[]
+    AS 'MODULE_PATHNAME', 'gazepriv_gaussian_mechanism_array' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.gaussian_mechanism(float8[], float8, float8, float8, text) IS
+    'Every element + independent N(0, sigma^2) noise, sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, '
+    'calibration) for the L2 sensitivity of the whole vector, on a power-of-two grid with the rounding added to '
+    'the sensitivity. Privacy: (epsilon, delta)-DP and rho = l2^2/(2 sigma^2) zCDP per call; charges no budget.';

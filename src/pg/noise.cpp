@@ -6,6 +6,7 @@
 #include "core/discrete.hpp"
 #include "core/noise.hpp"
 #include "pg/args.hpp"
+#include "pg/arrays.hpp"
 #include "pg/backend_rng.hpp"
 #include "pg/guard.hpp"
 
@@ -52,4 +53,40 @@ GAZEPRIV_FUNCTION(gaussian_mechanism) {
     const double delta = PG_GETARG_FLOAT8(3);
     const char* calibration = pg::text_arg(fcinfo, 4);
     PG_RETURN_FLOAT8(gaussian_release(value, l2, epsilon, delta, calibration));
+}
+
+namespace {
+
+// Releases every element of `in` into `out` with one mechanism calibrated for the whole vector.
+template <typename Mechanism>
+void release_vector(const Mechanism& mechanism, pg::Float8Span in, double* out) {
+    core::Rng& rng = pg::backend_rng();
+    for (std::size_t i = 0; i < in.size; ++i)
+        out[i] = mechanism.release(in.data[i], rng);
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(laplace_mechanism_array) {
+    ArrayType* elements = PG_GETARG_ARRAYTYPE_P(0);
+    const double l1 = PG_GETARG_FLOAT8(1);
+    const double epsilon = PG_GETARG_FLOAT8(2);
+    const pg::Float8Span in = pg::float8_elements(elements, "elements");
+    ArrayType* result = pg::new_float8_array(in.size);
+    release_vector(core::GridLaplace::mechanism(l1, epsilon, in.size), in, pg::float8_data(result));
+    PG_RETURN_ARRAYTYPE_P(result);
+}
+
+GAZEPRIV_FUNCTION(gaussian_mechanism_array) {
+    ArrayType* elements = PG_GETARG_ARRAYTYPE_P(0);
+    const double l2 = PG_GETARG_FLOAT8(1);
+    const double epsilon = PG_GETARG_FLOAT8(2);
+    const double delta = PG_GETARG_FLOAT8(3);
+    const char* calibration = pg::text_arg(fcinfo, 4);
+    const pg::Float8Span in = pg::float8_elements(elements, "elements");
+    const double sigma =
+        core::gaussian_sigma(l2, epsilon, delta, core::parse_gaussian_calibration(calibration));
+    ArrayType* result = pg::new_float8_array(in.size);
+    release_vector(core::GridGaussian::mechanism(l2, sigma, in.size), in, pg::float8_data(result));
+    PG_RETURN_ARRAYTYPE_P(result);
 }

@@ -1,0 +1,36 @@
+// What one release costs in privacy: the vocabulary shared by every mechanism and the budget ledger.
+// A releasing function computes its ReleaseCost in one place, from its parameters only, before it
+// draws any noise; the budget charges exactly this.
+#pragma once
+
+#include <string>
+
+namespace gazepriv::core {
+
+enum class Guarantee { DifferentialPrivacy, KAnonymity, PlausibleDeniability };
+
+struct ReleaseCost {
+    double epsilon = 0; // basic-composition epsilon of the whole release
+    double delta = 0;   // basic-composition delta (includes sampler statistical distance)
+    double rho = -1;    // zCDP rho when the release is Gaussian, -1 otherwise
+    Guarantee guarantee = Guarantee::DifferentialPrivacy;
+    bool non_private_choices = false; // a data-dependent choice (empirical sensitivity, bins, ...) was made
+    std::string mechanism;            // e.g. "dp_heatmap", "cfpa"
+    std::string parameters_json;      // the parameters, as a JSON object, for the ledger
+};
+
+inline const char* to_string(Guarantee g) {
+    switch (g) {
+    case Guarantee::DifferentialPrivacy:
+        return "dp";
+    case Guarantee::KAnonymity:
+        return "k-anonymity";
+    case Guarantee::PlausibleDeniability:
+        return "plausible-deniability";
+    }
+    return "?";
+}
+
+} // namespace gazepriv::core
+
+#include "core/no_postgres.hpp"
