@@ -10,10 +10,9 @@ EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
 
--- A role without privileges, for the tests that must not run as superuser.
+-- The helpers are for every test role; gazepriv_test_user is a role without privileges.
+GRANT USAGE ON SCHEMA gazepriv_test TO PUBLIC;
 CREATE ROLE gazepriv_test_user NOLOGIN;
-GRANT USAGE ON SCHEMA gazepriv_test TO gazepriv_test_user;
-GRANT EXECUTE ON FUNCTION gazepriv_test.error_of(text) TO gazepriv_test_user;
 
 SELECT extname, extversion, nspname AS schema
 FROM pg_extension JOIN pg_namespace n ON n.oid = extnamespace WHERE extname = 'gazepriv';

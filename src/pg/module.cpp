@@ -1,5 +1,6 @@
 // The module: its magic block, settings, and the functions that describe the extension itself.
 #include "pg/backend_rng.hpp"
+#include "pg/budget.hpp"
 #include "pg/guard.hpp"
 
 extern "C" {
@@ -15,6 +16,7 @@ void _PG_init(void);
 
 extern "C" void _PG_init(void) {
     gazepriv::pg::define_seed_setting();
+    gazepriv::pg::define_budget_settings();
     MarkGUCPrefixReserved("gazepriv");
 }
 

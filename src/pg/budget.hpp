@@ -1,0 +1,40 @@
+// Charging privacy budgets from releasing functions.
+//
+// A charge is applied by a dynamic background worker connected to the same database, in a transaction of
+// its own that is committed (with synchronous commit) before charge_budget returns. The caller's own
+// transaction therefore cannot undo it: a later ROLLBACK, error, cancel or crash keeps the charge, and
+// nothing is released without it (fail closed). Writing from another process also makes charging work
+// inside parallel plans and from aggregate final functions, where the caller cannot write.
+#pragma once
+
+#include <cstdint>
+
+#include "core/release_cost.hpp"
+
+namespace gazepriv::pg {
+
+// A charge as plain data: strings are palloc'd or static, so it can be held across PostgreSQL calls.
+struct Charge {
+    const char* dataset;
+    const char* mechanism;
+    const char* parameters_json; // nullptr means {}
+    double epsilon;
+    double delta;
+    double rho;            // < 0: the release has no zCDP form of its own
+    const char* guarantee; // "dp", "k-anonymity" or "plausible-deniability"
+    bool non_private;
+};
+
+// Copies a cost computed by core code into a Charge (palloc_or_throw: never longjmps).
+Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost);
+
+// Charges the budget of the calling role (the current user outside any SECURITY DEFINER function) and
+// returns the ledger id. Errors: PB001 over budget, PB002 no budget or unknown dataset, PB003 refused in
+// this context (parallel worker, Citus shard query, standby), PB004 the worker could not run or failed,
+// 22023 invalid amounts. It can raise PostgreSQL errors: call it with no C++ object alive.
+std::int64_t charge_budget(const Charge& charge);
+
+// Registers gazepriv.charge_timeout (called from _PG_init).
+void define_budget_settings();
+
+} // namespace gazepriv::pg
