@@ -49,6 +49,21 @@ RESET ROLE;
 SELECT gazepriv.grant_budget('gaze', 'budget_bob', 3.0, 1e-6);
 SELECT role, releases, zcdp_rho_spent, revoked FROM gazepriv.budget_status WHERE role = 'budget_bob'::regrole;
 
+-- Charging from a parallel plan: the leader is in parallel mode (it cannot write), the worker commits.
+SELECT gazepriv.grant_budget('gaze', 'postgres', 1.0, 0, accounting => 'basic');
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT gazepriv.release_count('gaze', 0.1) AS dp_count, count(*) FROM budget_gaze;
+SELECT count(*) AS rows_scanned_in_parallel FROM (
+    SELECT gazepriv.release_count('gaze', 0.1) AS dp_count, count(*) FROM budget_gaze) s;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SELECT basic_epsilon_spent, releases FROM gazepriv.budget_status WHERE role = 'postgres'::regrole;
+
 -- Budgets are charged only where a query is issued: never inside a Citus shard query.
 SET application_name = 'citus_internal gpid=10000000001';
 SELECT gazepriv_test.error_of($$SELECT gazepriv.charge_budget('gaze', 'test', 0.1)$$);
