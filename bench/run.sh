@@ -9,11 +9,11 @@ cd "$(dirname "$0")/.."
 ensure_dependencies
 mkdir -p bench/out
 log "building benchmarks"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+cmake --build build-bench -j"$(nproc)" >/dev/null
 
-for exe in build/bench_*; do
-    name=${exe#build/bench_}
+for exe in build-bench/bench_*; do
+    name=${exe#build-bench/bench_}
     log "bench: $name"
     "$exe" | tee "bench/out/$name.txt"
 done

@@ -41,7 +41,7 @@ status=$?
 record "clang-format" $status
 
 log "core unit tests (ctest)"
-if cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
+if cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null && cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
     (cd build && ctest --output-on-failure -j"$(nproc)") >build/ctest.log 2>&1
     tail -3 build/ctest.log
     grep -A200 'The following tests FAILED' build/ctest.log

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/errors.hpp"
 
@@ -13,16 +14,21 @@ std::string format_number(double value) {
         return "NaN";
     if (std::isinf(value))
         return value > 0 ? "Infinity" : "-Infinity";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", value);
-    // Prefer the shortest representation that round-trips, as PostgreSQL prints float8.
+    // The shortest representation that round-trips, as PostgreSQL prints float8; plain notation unless the
+    // magnitude calls for an exponent.
+    const double magnitude = std::fabs(value);
+    const bool plain = magnitude == 0 || (magnitude >= 1e-4 && magnitude < 1e15);
     for (int precision = 1; precision <= 17; ++precision) {
-        char shorter[64];
-        std::snprintf(shorter, sizeof shorter, "%.*g", precision, value);
-        if (std::strtod(shorter, nullptr) == value)
-            return shorter;
+        char candidate[64];
+        std::snprintf(candidate, sizeof candidate, "%.*g", precision, value);
+        if (std::strtod(candidate, nullptr) != value)
+            continue;
+        if (!plain || std::strchr(candidate, 'e') == nullptr)
+            return candidate;
     }
-    return buf;
+    char fallback[64];
+    std::snprintf(fallback, sizeof fallback, plain ? "%.17f" : "%.17g", value);
+    return fallback;
 }
 
 double require_positive(const char* name, double value) {

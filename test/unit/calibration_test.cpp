@@ -5,6 +5,7 @@
 
 #include "core/calibration.hpp"
 #include "core/errors.hpp"
+#include "core/validate.hpp"
 
 using namespace gazepriv::core;
 
@@ -106,6 +107,17 @@ TEST(Calibration, BadParametersNameTheParameter) {
     EXPECT_NE(error_message([] { parse_gaussian_calibration("gauss"); }).find("unknown calibration"),
               std::string::npos);
     EXPECT_EQ(parse_gaussian_calibration("liu2019"), M::Liu2019);
+}
+
+TEST(Validate, NumbersPrintAsPostgreSQLPrintsFloat8) {
+    EXPECT_EQ(format_number(30), "30");
+    EXPECT_EQ(format_number(0.25), "0.25");
+    EXPECT_EQ(format_number(1e-9), "1e-09");
+    EXPECT_EQ(format_number(1e300), "1e+300");
+    EXPECT_EQ(format_number(123456.5), "123456.5");
+    EXPECT_EQ(format_number(0.1), "0.1");
+    EXPECT_EQ(format_number(-2), "-2");
+    EXPECT_EQ(format_number(0), "0");
 }
 
 TEST(Calibration, LogNormalCdfIsContinuousIntoTheFarTail) {
