@@ -1,0 +1,50 @@
+// Faster exact samplers for the hot loops of streaming mechanisms (Kalepsilonido draws one Laplace per
+// test and two exponentials per release). They produce exactly the distributions of their namesakes in
+// discrete.hpp and noise.hpp, by the same algorithm (Canonne, Kamath and Steinke 2020, Algorithms 1-2);
+// only the coins are drawn differently, so they consume the generator differently and a seeded run gives
+// different (equally distributed) values. The existing samplers are unchanged.
+//
+// The difference: a Bernoulli(num/den) coin compares a whole 64-bit word W of the generator with num/den
+// by one 64x64-bit multiplication. With U = (W + R) 2^-64 and R the unread rest of the uniform,
+// U < num/den is decided when (W + 1) den <= num 2^64 (true) or W den >= num 2^64 (false); otherwise
+// (probability below 2^-64 per coin) the comparison continues exactly with the remainder and the next
+// word. The reference coin reads one bit at a time through 128-bit long division.
+#pragma once
+
+#include <cstdint>
+
+#include "core/discrete.hpp"
+#include "core/noise.hpp"
+#include "core/random.hpp"
+
+namespace gazepriv::core {
+
+// The distributions of discrete_geometric and discrete_laplace (discrete.hpp), same tail rejections.
+std::uint64_t fast_discrete_geometric(Rng& rng, RationalScale scale);
+std::int64_t fast_discrete_laplace(Rng& rng, RationalScale scale);
+
+// The distribution of grid_exponential (noise.hpp): an exponential of the given mean realised exactly as
+// a geometric on the grid 2^(floor(log2 mean) - 40), with the per-mean work done once.
+class FastGridExponential {
+public:
+    static FastGridExponential with_mean(double mean);
+    double grid() const { return grid_; }
+    double draw(Rng& rng) const { return static_cast<double>(fast_discrete_geometric(rng, units_)) * grid_; }
+
+private:
+    FastGridExponential(double grid, RationalScale units) : grid_(grid), units_(units) {}
+    double grid_;
+    RationalScale units_;
+};
+
+// The distribution of planar_laplace_radius (noise.hpp): the sum of two exponentials of mean 1/epsilon,
+// each an exact geometric on the grid 2^(floor(log2 (1/epsilon)) - 40).
+double fast_planar_laplace_radius(Rng& rng, double epsilon);
+
+// GridLaplace::release with the faster sampler: the value rounded to the mechanism's grid plus exact
+// discrete Laplace noise in grid units (same distribution, same guarantee).
+double fast_grid_laplace_release(const GridLaplace& mechanism, double value, Rng& rng);
+
+} // namespace gazepriv::core
+
+#include "core/no_postgres.hpp"
