@@ -79,8 +79,9 @@ std::size_t bytes_for_capacity(std::uint32_t capacity) {
     return sizeof(KaleidoStreamHeader) + 3 * sizeof(std::uint64_t) * capacity;
 }
 
-// JSON numbers: integers without an exponent (format_number writes 30 as 3e+01), others round-tripping.
-std::string json_number(double v) {
+// Numbers for JSON and messages: integers without an exponent (format_number writes 30 as 3e+01),
+// others round-tripping.
+std::string readable(double v) {
     if (std::isfinite(v) && v == std::nearbyint(v) && std::fabs(v) < 0x1.0p53) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -176,6 +177,12 @@ double KaleidoPlan::first_publication() const {
     return static_cast<double>(truncate_to_double(units_per_window_ / 2)) * unit_;
 }
 
+std::string kaleido_parameters_text(const KaleidoParams& p) {
+    return "epsilon=" + readable(p.epsilon) + " w=" + std::to_string(p.w) + " r=" + readable(p.r) +
+           " l_thresh=" + readable(p.l_thresh) + " t_skip=" + readable(p.t_skip) + " h=" + readable(p.h) +
+           " max_tests=" + std::to_string(p.max_tests);
+}
+
 ReleaseCost kaleido_cost(const KaleidoParams& p) {
     const KaleidoPlan plan(p);
     ReleaseCost cost;
@@ -186,12 +193,12 @@ ReleaseCost kaleido_cost(const KaleidoParams& p) {
     cost.non_private_choices = false;
     cost.mechanism = "kaleido";
     cost.parameters_json =
-        std::string("{\"epsilon\": ") + json_number(p.epsilon) + ", \"w\": " + std::to_string(p.w) +
-        ", \"window_unit\": \"samples\", \"r\": " + json_number(p.r) +
-        ", \"l_thresh\": " + json_number(p.l_thresh) + ", \"t_skip_ms\": " + json_number(p.t_skip) +
-        ", \"h\": " + json_number(p.h) + ", \"max_tests\": " + std::to_string(p.max_tests) +
-        ", \"epsilon_test\": " + json_number(plan.epsilon_test()) +
-        ", \"epsilon_publications\": " + json_number(plan.epsilon_publications()) +
+        std::string("{\"epsilon\": ") + readable(p.epsilon) + ", \"w\": " + std::to_string(p.w) +
+        ", \"window_unit\": \"samples\", \"r\": " + readable(p.r) +
+        ", \"l_thresh\": " + readable(p.l_thresh) + ", \"t_skip_ms\": " + readable(p.t_skip) +
+        ", \"h\": " + readable(p.h) + ", \"max_tests\": " + std::to_string(p.max_tests) +
+        ", \"epsilon_test\": " + readable(plan.epsilon_test()) +
+        ", \"epsilon_publications\": " + readable(plan.epsilon_publications()) +
         ", \"guarantee\": \"w-event geo-indistinguishability: any w consecutive samples of one stream, each "
         "moved by at most r, change the output probabilities by at most a factor e^epsilon; timestamps and "
         "missing samples are public\", \"scope\": \"per stream (participant); a stream of T samples is "
@@ -284,11 +291,11 @@ inline KaleidoOutput step(const KaleidoPlan& plan, KaleidoStreamHeader* h, const
     const KaleidoParams& p = plan.params();
     if (!std::isfinite(t))
         throw InvalidArgument("t_ms must be a finite number (sample " + std::to_string(h->samples + 1) +
-                              "), got " + format_number(t));
+                              "), got " + readable(t));
     if (t < h->last_t) // false while last_t is NaN
         throw InvalidArgument("t_ms must not decrease within a stream: sample " +
-                              std::to_string(h->samples + 1) + " has t_ms = " + format_number(t) + " after " +
-                              format_number(h->last_t));
+                              std::to_string(h->samples + 1) + " has t_ms = " + readable(t) + " after " +
+                              readable(h->last_t));
     h->last_t = t;
     const std::uint64_t i = h->samples++;
     const std::uint64_t w = static_cast<std::uint64_t>(p.w);

@@ -58,6 +58,10 @@ constexpr std::int64_t kKaleidoMaxTests = std::int64_t{1} << 20;
 KaleidoParams kaleido_params(double epsilon, std::int64_t w, double r, double l_thresh, double t_skip,
                              double h, std::int64_t max_tests);
 
+// The parameters in a compact canonical form ("epsilon=1 w=60 r=0.05 ..."), stored with a live stream
+// so that a trigger with other parameters is refused.
+std::string kaleido_parameters_text(const KaleidoParams& params);
+
 // The whole privacy cost of a release, from the parameters alone: epsilon per window of w samples per
 // stream (w-event, r-geo-indistinguishable), delta 0.
 ReleaseCost kaleido_cost(const KaleidoParams& params);

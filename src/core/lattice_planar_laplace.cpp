@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "core/noise.hpp"
 
@@ -13,7 +14,7 @@ constexpr int kLatticeBits = 16;       // lattice = 2^(floor(log2 scale) - 16): 
 constexpr int kRadiusGridBits = 40;    // the grid of the radius exponentials (noise.cpp, fast_noise.cpp)
 constexpr double kRhoMaxScales = 1024; // P(rho > 1024 scales) = 1025 e^-1024 < 2^-1000
 constexpr double kFloatErrorPerRho = 0x1.0p-47; // >= 2.8 x the bound on the polar computation's error
-constexpr double kClampUnits = 0x1.0p50;        // inputs clamped to +-2^50 lattice steps
+constexpr double kClampUnits = 0x1.0p62;        // inputs clamped to +-2^62 lattice steps (int64)
 
 // ln((1 + kappa)/(1 - kappa)) for the worst case over all scales, so that no exp/log is needed per
 // release. With s the nominal scale r/epsilon and epsilon_noise in [epsilon/(2r), epsilon/r], the noise
@@ -49,12 +50,16 @@ PlanarPoint LatticePlanarLaplace::release(double x, double y, Rng& rng) const {
     const double half = radius_half_.draw(rng);
     const double rho = half + radius_half_.draw(rng); // fast_planar_laplace_radius(rng, epsilon_noise_)
     const double theta = uniform_angle(rng);
-    // Lattice units: exact, because the lattice is a power of two and |units| stays below 2^51.
-    const double noise_x = std::nearbyint(rho * std::cos(theta) / lattice_);
-    const double noise_y = std::nearbyint(rho * std::sin(theta) / lattice_);
-    const double at_x = std::nearbyint(std::clamp(x / lattice_, -kClampUnits, kClampUnits));
-    const double at_y = std::nearbyint(std::clamp(y / lattice_, -kClampUnits, kClampUnits));
-    return {(at_x + noise_x) * lattice_, (at_y + noise_y) * lattice_};
+    // Lattice units as integers: the input rounded (x / lattice is exact, the lattice being a power of
+    // two), the noise rounded, the sum exact. Converting the sum back to a double rounds it only beyond
+    // 2^53 steps, a function of the exact lattice output (post-processing).
+    const auto noise_x = static_cast<std::int64_t>(std::nearbyint(rho * std::cos(theta) / lattice_));
+    const auto noise_y = static_cast<std::int64_t>(std::nearbyint(rho * std::sin(theta) / lattice_));
+    const auto at_x =
+        static_cast<std::int64_t>(std::nearbyint(std::clamp(x / lattice_, -kClampUnits, kClampUnits)));
+    const auto at_y =
+        static_cast<std::int64_t>(std::nearbyint(std::clamp(y / lattice_, -kClampUnits, kClampUnits)));
+    return {static_cast<double>(at_x + noise_x) * lattice_, static_cast<double>(at_y + noise_y) * lattice_};
 }
 
 } // namespace gazepriv::core

@@ -7,10 +7,10 @@
 // to a grid and enlarge epsilon to pay for the finite precision. This class does it as follows:
 //
 //  1. Lattice. Outputs lie on the public lattice g Z^2, g = 2^(floor(log2(r / epsilon)) - 16), i.e.
-//     2^-17 to 2^-16 of the noise scale. The input is clamped to +-2^50 g (1-Lipschitz) and rounded to
-//     the lattice; the noise vector is rounded to the lattice; they are added as integers and the sum
-//     converted back exactly. The output is thus a function of (rounded input, lattice noise), and the
-//     lattice noise does not depend on the input.
+//     2^-17 to 2^-16 of the noise scale. The input is rounded to the lattice (clamped to +-2^62 steps,
+//     1-Lipschitz), the noise vector is rounded to the lattice, and they are added as integers. The
+//     output is thus a function of (rounded input, lattice noise), and the lattice noise does not depend
+//     on the input; converting the integer sum to a double (exact below 2^53 steps) is post-processing.
 //  2. Rounding the input moves two inputs at distance d at most d + sqrt(2) g apart, so the noise is
 //     calibrated for the radius r + sqrt(2) g.
 //  3. Floating point. The radius is exact (Gamma(2) as two exact geometric draws on the grid 2^-40 of

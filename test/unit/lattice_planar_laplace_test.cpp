@@ -61,8 +61,12 @@ TEST(LatticePlanarLaplace, HugeBudgetsReleaseTheLatticePointOfTheInput) {
     const PlanarPoint p = m->release(0.123456, 0.654321, rng);
     EXPECT_NEAR(p.x, 0.123456, 1e-6);
     EXPECT_NEAR(p.y, 0.654321, 1e-6);
-    // Far-away inputs are clamped to 2^50 lattice steps (the arithmetic stays exact).
+    // Ordinary coordinates are not clamped even when the lattice is tiny (here 2^-46) ...
+    const PlanarPoint far = m->release(12345.678, -9876.5, rng);
+    EXPECT_NEAR(far.x, 12345.678, 1e-6);
+    EXPECT_NEAR(far.y, -9876.5, 1e-6);
+    // ... only absurd ones, beyond 2^62 lattice steps (the integer arithmetic stays exact).
     const PlanarPoint q = m->release(1e300, -1e300, rng);
-    EXPECT_NEAR(q.x, std::ldexp(m->lattice(), 50), 1e-3);
-    EXPECT_NEAR(q.y, -std::ldexp(m->lattice(), 50), 1e-3);
+    EXPECT_NEAR(q.x / std::ldexp(m->lattice(), 62), 1.0, 1e-9);
+    EXPECT_NEAR(q.y / std::ldexp(m->lattice(), 62), -1.0, 1e-9);
 }
