@@ -179,10 +179,21 @@ std::int64_t fast_discrete_laplace(Rng& rng, RationalScale scale) {
     }
 }
 
+RationalScale fast_rational_scale_at_least(double scale) {
+    if (!(scale >= 1 && scale <= 0x1.0p52))
+        return rational_scale_at_least(scale);
+    // scale = m 2^(e - 52) with m the 53-bit significand; e - 52 in [-52, 0].
+    std::uint64_t b;
+    std::memcpy(&b, &scale, sizeof b);
+    const std::uint64_t m = (b & ((std::uint64_t{1} << 52) - 1)) | std::uint64_t{1} << 52;
+    const int shift = 52 - (static_cast<int>(b >> 52 & 0x7ff) - 1023);
+    return {m, std::uint64_t{1} << shift};
+}
+
 FastGridExponential FastGridExponential::with_mean(double mean) {
     require_positive("mean", mean);
-    const double grid = grid_below(mean, kExponentialGridBits);
-    return FastGridExponential(grid, rational_scale_at_least(mean / grid * kRoundUp));
+    const double grid = fast_grid_below(mean, kExponentialGridBits);
+    return FastGridExponential(grid, fast_rational_scale_at_least(mean / grid * kRoundUp));
 }
 
 double fast_planar_laplace_radius(Rng& rng, double epsilon) {

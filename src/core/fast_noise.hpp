@@ -12,12 +12,30 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "core/discrete.hpp"
 #include "core/noise.hpp"
 #include "core/random.hpp"
 
 namespace gazepriv::core {
+
+// grid_below (noise.hpp) from the exponent bits, without libm calls; identical results.
+inline double fast_grid_below(double value, int bits_below) {
+    std::uint64_t b;
+    std::memcpy(&b, &value, sizeof b);
+    const int biased = static_cast<int>(b >> 52 & 0x7ff);
+    const int target = biased - bits_below;
+    if ((b >> 63) != 0 || biased == 0 || biased == 0x7ff || target <= 0)
+        return grid_below(value, bits_below); // negative, subnormal, infinite, NaN or underflowing
+    const std::uint64_t r = static_cast<std::uint64_t>(target) << 52;
+    double out;
+    std::memcpy(&out, &r, sizeof out);
+    return out;
+}
+
+// rational_scale_at_least (discrete.hpp) from the bits, for scales in [1, 2^52]; identical results.
+RationalScale fast_rational_scale_at_least(double scale);
 
 // The distributions of discrete_geometric and discrete_laplace (discrete.hpp), same tail rejections.
 std::uint64_t fast_discrete_geometric(Rng& rng, RationalScale scale);

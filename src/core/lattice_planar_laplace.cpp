@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/fast_noise.hpp"
 #include "core/noise.hpp"
 
 namespace gazepriv::core {
@@ -39,7 +40,7 @@ std::optional<LatticePlanarLaplace> LatticePlanarLaplace::for_budget(double r, d
     const double scale = r / epsilon; // the nominal noise scale
     if (!(scale >= 0x1.0p-900 && scale <= 0x1.0p900) || !(kFloatLoss <= epsilon / 2))
         return std::nullopt;
-    const double lattice = grid_below(scale, kLatticeBits);
+    const double lattice = fast_grid_below(scale, kLatticeBits);
     const double epsilon_noise = (epsilon - kFloatLoss) / (r + M_SQRT2 * lattice) * (1 - 0x1.0p-40);
     if (!(1 / epsilon_noise <= 2 * scale)) // the bounds above assume a noise scale of at most 2s
         return std::nullopt;

@@ -128,3 +128,19 @@ TEST(FastNoise, GridLaplaceReleaseMatchesTheMechanism) {
     EXPECT_THROW(fast_grid_laplace_release(m, NAN, rng), InvalidArgument);
     EXPECT_THROW(fast_grid_laplace_release(GridLaplace::with_scale(1e-10), 1e300, rng), InvalidArgument);
 }
+
+TEST(FastNoise, BitLevelHelpersMatchTheReference) {
+    Rng rng(46, 0);
+    for (int i = 0; i < 100000; ++i) {
+        const double v = std::ldexp(1 + rng.uniform01(), static_cast<int>(rng.uniform_below(200)) - 100);
+        ASSERT_EQ(fast_grid_below(v, 40), grid_below(v, 40)) << v;
+        ASSERT_EQ(fast_grid_below(v, 16), grid_below(v, 16)) << v;
+        const double scale = std::ldexp(1 + rng.uniform01(), static_cast<int>(rng.uniform_below(52)));
+        const RationalScale a = fast_rational_scale_at_least(scale), b = rational_scale_at_least(scale);
+        ASSERT_EQ(a.t, b.t) << scale;
+        ASSERT_EQ(a.s, b.s) << scale;
+    }
+    for (double v : {0x1.0p-1074, 0x1.0p-1030, 1e300, 0x1.0p52})
+        EXPECT_EQ(fast_grid_below(v, 40), grid_below(v, 40)) << v;
+    EXPECT_EQ(fast_rational_scale_at_least(0.3).t, rational_scale_at_least(0.3).t);
+}
