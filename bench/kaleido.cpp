@@ -283,17 +283,16 @@ int main() {
         KaleidoParams params;
     };
     const std::vector<Case> cases = {
-        {"Hoppe eps=1 w=60 r=0.05", &hoppe, kaleido_params(1, 60, 0.05, NAN, 50, 2, 20)},
-        {"Hoppe eps=4 w=60 r=0.05", &hoppe, kaleido_params(4, 60, 0.05, NAN, 50, 2, 20)},
-        {"Hoppe eps=4 w=60 l=0.3", &hoppe, kaleido_params(4, 60, 0.05, 0.3, 50, 2, 20)},
-        {"Uniss eps=1 w=300 r=30px", &uniss, kaleido_params(1, 300, 30, NAN, 50, 2, 20)},
-        {"Uniss eps=4 w=300 r=30px", &uniss, kaleido_params(4, 300, 30, NAN, 50, 2, 20)},
+        {"Hoppe e=1 r=.05 tests=20", &hoppe, kaleido_params(1, 60, 0.05, NAN, 50, 2, 20)},
+        {"Hoppe e=10 r=.05 l=.15 tests=3", &hoppe, kaleido_params(10, 60, 0.05, 0.15, 50, 2, 3)},
+        {"Uniss e=1 r=30px tests=20", &uniss, kaleido_params(1, 300, 30, NAN, 50, 2, 20)},
+        {"Uniss e=20 r=40 l=120 tests=2", &uniss, kaleido_params(20, 300, 40, 120, 50, 2, 2)},
     };
     std::printf("\nCore throughput (M samples/s; baseline: the same algorithm with std::mt19937_64 and\n"
                 "floating-point noise, insecure), share of samples tested and published, and the accounting\n"
                 "check over every window of w consecutive samples of every stream:\n");
-    std::printf("\n%-28s %10s %10s %10s %8s %8s %9s %9s\n", "case", "baseline", "gazepriv", "ratio", "tested",
-                "publish", "maxwin/e", "maxtests");
+    std::printf("\n%-31s %10s %10s %10s %8s %8s %9s %9s\n", "case (w = 1 s, t_skip = 50 ms)", "baseline",
+                "gazepriv", "ratio", "tested", "publish", "maxwin/e", "maxtests");
     for (const Case& c : cases) {
         const KaleidoPlan plan(c.params);
         const std::size_t n = total(*c.data);
@@ -304,7 +303,7 @@ int main() {
         });
         const double t_secure = seconds_best_of(3, [&] { run_secure(plan, *c.data, rng, false); });
         const Counts counts = run_secure(plan, *c.data, rng, true);
-        std::printf("%-28s %8.1f M %8.1f M %9.2fx %7.1f%% %7.1f%% %9.6f %9lld\n", c.name, n / t_base / 1e6,
+        std::printf("%-31s %8.1f M %8.1f M %9.2fx %7.1f%% %7.1f%% %9.6f %9lld\n", c.name, n / t_base / 1e6,
                     n / t_secure / 1e6, t_base / t_secure, 100.0 * counts.tested / n,
                     100.0 * counts.published / n, counts.max_window / c.params.epsilon,
                     static_cast<long long>(counts.max_tests_in_window));

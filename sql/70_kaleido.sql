@@ -61,7 +61,8 @@ SELECT q AS call, gazepriv_test.error_of(q) AS error FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.kaleido(ARRAY[0, 'NaN']::float8[], ARRAY[0, 1], ARRAY[0, 1], 1, 60, 1)$$,
     $$SELECT * FROM gazepriv.kaleido(ARRAY[5, 'Infinity']::float8[], ARRAY[0, 1], ARRAY[0, 1], 1, 60, 1)$$,
     $$SELECT * FROM gazepriv.kaleido(ARRAY[5, 4.5], ARRAY[0, 1], ARRAY[0, 1], 1, 60, 1)$$,
-    $$SELECT * FROM gazepriv.kaleido(ARRAY[0, 1], ARRAY[0, 1], ARRAY[0, 1], 0, 60, 1)$$]) q;
+    $$SELECT * FROM gazepriv.kaleido(ARRAY[0, 1], ARRAY[0, 1], ARRAY[0, 1], 0, 60, 1)$$,
+    $$SELECT * FROM gazepriv.kaleido(ARRAY[0, 1], ARRAY[0, 1], ARRAY[0, 1], 1, 60, 1, dataset => 'uniss')$$]) q;
 
 -- Defined behaviour: empty input gives no rows; equal timestamps are allowed; missing samples (NULL,
 -- NaN, infinite) repeat the last release (NULL before the first), and the first sample with a
@@ -76,8 +77,8 @@ FROM gazepriv.kaleido(ARRAY[0, 10, 10, 20, 30, 90], ARRAY[NULL, 'NaN', 'Infinity
 -- spends at most epsilon (tests included), at most max_tests tests fall in any window, the first
 -- sample with a position publishes, and every other sample repeats the last release.
 CREATE TABLE released AS
-SELECT s.data, s.participant, s.w, s.max_tests, s.epsilon, row_number() OVER (PARTITION BY s.data, s.participant, s.w ORDER BY k.t_ms) AS i,
-       k.*, raw_x, raw_y
+SELECT s.data, s.participant, s.w, s.max_tests, s.epsilon,
+       row_number() OVER (PARTITION BY s.data, s.participant, s.w ORDER BY k.t_ms) AS i, k.*
 FROM (SELECT 'hoppe' AS data, participant, w, max_tests, epsilon, array_agg(t_ms ORDER BY t_ms) AS t,
              array_agg(x ORDER BY t_ms) AS x, array_agg(y ORDER BY t_ms) AS y
       FROM hoppe, (VALUES (60, 20, 1.0), (10, 2, 0.5), (240, 20, 2.0)) p(w, max_tests, epsilon)
@@ -86,9 +87,9 @@ FROM (SELECT 'hoppe' AS data, participant, w, max_tests, epsilon, array_agg(t_ms
       SELECT 'uniss', participant, 300, 20, 1.0, array_agg(t_ms ORDER BY t_ms), array_agg(x ORDER BY t_ms),
              array_agg(y ORDER BY t_ms)
       FROM uniss GROUP BY participant) s,
-     LATERAL (SELECT k.*, row_number() OVER () AS n FROM gazepriv.kaleido(s.t, s.x, s.y, s.epsilon, s.w,
-              CASE s.data WHEN 'hoppe' THEN 0.05 ELSE 30 END, max_tests => s.max_tests) k) k,
-     LATERAL (SELECT s.x[k.n] AS raw_x, s.y[k.n] AS raw_y) raw;
+     ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, s.epsilon, s.w, CASE s.data WHEN 'hoppe' THEN 0.05 ELSE 30 END,
+                                 max_tests => s.max_tests),
+                unnest(s.x), unnest(s.y)) AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y);
 -- A sample was tested when it was reused, exhausted, or published after the stream's first release.
 CREATE TABLE tested AS
 SELECT *, action IN ('reused', 'exhausted') OR (published AND i > min(i) FILTER (WHERE published)
@@ -155,12 +156,12 @@ FROM (SELECT floor((angle + pi()) / (pi() / 2)) AS quadrant FROM displacement) q
 -- Huge epsilon: releases are the raw positions (to the lattice, 2^-16 of a vanishing noise scale). With
 -- w = 1 every release gets the first budget, epsilon (1 - 1/h) / 2.
 SET gazepriv.seed = 7003;
-SELECT bool_and(abs(k.x - raw.x) < 1e-9 AND abs(k.y - raw.y) < 1e-9) AS releases_are_the_raw_points,
+SELECT bool_and(abs(k.x - k.raw_x) < 1e-9 AND abs(k.y - k.raw_y) < 1e-9) AS releases_are_the_raw_points,
        count(*) FILTER (WHERE k.published) AS releases
 FROM (SELECT array_agg(t_ms ORDER BY t_ms) t, array_agg(x ORDER BY t_ms) x, array_agg(y ORDER BY t_ms) y
       FROM hoppe WHERE participant = '0') s,
-     LATERAL (SELECT k.*, row_number() OVER () AS n FROM gazepriv.kaleido(s.t, s.x, s.y, 1e9, 1, 1e-3) k) k,
-     LATERAL (SELECT s.x[k.n] AS x, s.y[k.n] AS y) raw
+     ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, 1e9, 1, 1e-3), unnest(s.x), unnest(s.y))
+         AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y)
 WHERE k.published;
 
 -- Clamping to the screen is post-processing: every released point lies in the box.

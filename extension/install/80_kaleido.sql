@@ -18,11 +18,12 @@ COMMENT ON FUNCTION @extschema@.kaleido_cost(float8, integer, float8, float8, fl
 
 CREATE FUNCTION @extschema@.kaleido(t_ms float8[], x float8[], y float8[], epsilon float8, w integer, r float8,
                                     l_thresh float8 DEFAULT NULL, t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
-                                    max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL)
+                                    max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
+                                    dataset text DEFAULT NULL)
     RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
     AS 'MODULE_PATHNAME', 'gazepriv_kaleido' LANGUAGE C VOLATILE PARALLEL SAFE ROWS 10000;
 COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, integer, float8, float8, float8,
-                                        float8, integer, box) IS
+                                        float8, integer, box, text) IS
     'Releases one stream of gaze samples (t_ms[], x[], y[] in time order, e.g. array_agg(... ORDER BY t_ms) '
     'per participant) with Kaleido: one row per sample with the released point, whether it is a new release '
     '(published) or a repeat of the last one (action: published, reused, skipped, capped, exhausted, '
@@ -33,7 +34,9 @@ COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, in
     'Privacy: w-event geo-indistinguishability: streams that differ only inside w consecutive samples, each '
     'position by at most r (same timestamps and missing samples, which are public), get output '
     'probabilities within a factor e^epsilon; the whole stream of T samples only ceil(T/w) epsilon. '
-    'Draws fresh noise; charges no budget (see kaleido_cost).';
+    'Draws fresh noise; charges no budget (see kaleido_cost). dataset: the budget to charge the cost to, wired '
+    'when the budget issue is merged; until then a non-NULL dataset fails (0A000) rather than release '
+    'uncharged.';
 
 -- Live -----------------------------------------------------------------------------------------------
 

@@ -2,10 +2,11 @@
 // published table, continuing each stream's state from gazepriv.kaleido_streams, and kaleido_reset()
 // forgets a stream.
 //
-// One statement: (1) the distinct stream keys of the transition table, in byte order; (2) for each, in
-// that order, its state row is locked (SELECT ... FOR UPDATE, created by INSERT ... ON CONFLICT DO
-// NOTHING when new) and restored; (3) the rows are released in insertion order and written to the
-// published table in chunks; (4) the states are stored back. Everything happens in the inserting
+// One statement: (1) the distinct stream keys of the transition table, in byte order (from its first
+// chunk of rows when that is all of it, else by a separate scan); (2) for each, in that order, its state
+// row is locked (SELECT ... FOR UPDATE, created by INSERT ... ON CONFLICT DO NOTHING when new) and
+// restored; (3) the rows are released in insertion order and written to the published table in chunks;
+// (4) the states are stored back. Everything happens in the inserting
 // transaction, so a rollback undoes the releases and the state together, and a concurrent statement on
 // the same stream waits for the row lock and then continues from the committed state. Locking in one
 // order means two statements cannot deadlock on each other's streams. The state table is read and
@@ -351,25 +352,93 @@ void flush(SPIPlanPtr insert, const Stream* streams, Pending& p, MemoryContext s
     MemoryContextReset(scratch);
 }
 
-SPIPlanPtr prepare_publish(const Feed& feed, Oid published) {
+SPIPlanPtr prepare(const char* sql, int nargs, Oid* types) {
+    SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
+    if (plan == nullptr)
+        elog(ERROR, "kaleido: could not prepare \"%s\": %s", sql, SPI_result_code_string(SPI_result));
+    return plan;
+}
+
+// The statements of one trigger, prepared on its first statement in this backend and kept (a few
+// hundred microseconds of planning saved per statement, most of the cost of a single-row INSERT).
+struct TriggerPlans {
+    Oid trigger = InvalidOid;
+    SPIPlanPtr read = nullptr;    // the inserted rows, in insertion order
+    SPIPlanPtr streams = nullptr; // their distinct stream keys, in byte order
+    SPIPlanPtr publish = nullptr; // INSERT of released rows into the published table
+};
+constexpr int kCachedTriggers = 16;
+TriggerPlans trigger_plans[kCachedTriggers];
+int next_trigger_slot = 0;
+
+const TriggerPlans& plans_for(const Trigger* trigger, const Feed& feed, Oid published) {
+    for (const TriggerPlans& p : trigger_plans)
+        if (p.trigger == trigger->tgoid)
+            return p;
     const AttrNumber stream_column = get_attnum(published, feed.stream);
     if (stream_column == InvalidAttrNumber)
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN), errmsg("published table %s has no column \"%s\"",
                                                                   get_rel_name(published), feed.stream)));
-    const char* stream_type = format_type_be(get_atttype(published, stream_column));
-    char* sql = psprintf(
-        "INSERT INTO %s (%s, %s, %s, %s, published, action, epsilon_spent) "
-        "SELECT u.s::%s, u.t, u.x, u.y, u.p, u.a, u.e FROM ROWS FROM (pg_catalog.unnest($1), "
-        "pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), pg_catalog.unnest($5), "
-        "pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(s, t, x, y, p, a, e)",
-        feed.published, quote_identifier(feed.stream), quote_identifier(feed.t), quote_identifier(feed.x),
-        quote_identifier(feed.y), stream_type);
+    const char* stream = quote_identifier(feed.stream);
+    const char* transition = quote_identifier(trigger->tgnewtable);
+    TriggerPlans fresh;
+    fresh.trigger = trigger->tgoid;
+    fresh.read =
+        prepare(psprintf("SELECT (%s)::pg_catalog.text, (%s)::pg_catalog.float8, (%s)::pg_catalog.float8, "
+                         "(%s)::pg_catalog.float8 FROM %s",
+                         stream, quote_identifier(feed.t), quote_identifier(feed.x), quote_identifier(feed.y),
+                         transition),
+                0, nullptr);
+    fresh.streams = prepare(psprintf("SELECT DISTINCT (%s)::pg_catalog.text COLLATE \"C\" FROM %s ORDER BY 1",
+                                     stream, transition),
+                            0, nullptr);
     Oid types[7] = {TEXTARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
                     BOOLARRAYOID, TEXTARRAYOID,   FLOAT8ARRAYOID};
-    SPIPlanPtr plan = SPI_prepare(sql, 7, types);
-    if (plan == nullptr)
-        elog(ERROR, "kaleido: could not prepare \"%s\": %s", sql, SPI_result_code_string(SPI_result));
-    return plan;
+    fresh.publish = prepare(
+        psprintf(
+            "INSERT INTO %s (%s, %s, %s, %s, published, action, epsilon_spent) "
+            "SELECT u.s::%s, u.t, u.x, u.y, u.p, u.a, u.e FROM ROWS FROM (pg_catalog.unnest($1), "
+            "pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), pg_catalog.unnest($5), "
+            "pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(s, t, x, y, p, a, e)",
+            feed.published, stream, quote_identifier(feed.t), quote_identifier(feed.x),
+            quote_identifier(feed.y), format_type_be(get_atttype(published, stream_column))),
+        7, types);
+    // Only now replace a slot, so that a failure above leaves the cache as it was.
+    TriggerPlans& slot = trigger_plans[next_trigger_slot];
+    next_trigger_slot = (next_trigger_slot + 1) % kCachedTriggers;
+    for (SPIPlanPtr old : {slot.read, slot.streams, slot.publish})
+        if (old != nullptr)
+            SPI_freeplan(old);
+    slot = TriggerPlans();
+    if (SPI_keepplan(fresh.read) != 0 || SPI_keepplan(fresh.streams) != 0 || SPI_keepplan(fresh.publish) != 0)
+        elog(ERROR, "kaleido: could not keep the trigger's plans");
+    slot = fresh;
+    return slot;
+}
+
+// A stream key read from the inserted rows (text in a tuple of the SPI result).
+struct KeyRef {
+    const char* data;
+    int length;
+};
+
+int compare_key_refs(const void* a, const void* b) {
+    const auto* x = static_cast<const KeyRef*>(a);
+    const auto* y = static_cast<const KeyRef*>(b);
+    return compare_keys(x->data, x->length, y->data, y->length);
+}
+
+[[noreturn]] void null_stream_error(const Feed& feed, const char* source_name) {
+    ereport(ERROR,
+            (errcode(ERRCODE_NOT_NULL_VIOLATION),
+             errmsg("kaleido: the stream column \"%s\" of %s must not be NULL", feed.stream, source_name)));
+}
+
+Stream make_stream(const char* data, int length, std::size_t block_bytes) {
+    char* copy = static_cast<char*>(palloc(length + 1));
+    std::memcpy(copy, data, length);
+    copy[length] = '\0';
+    return {copy, length, palloc(block_bytes)};
 }
 
 void require_statement_trigger(FunctionCallInfo fcinfo) {
@@ -407,40 +476,52 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
     if (SPI_connect() != SPI_OK_CONNECT || SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
         elog(ERROR, "kaleido: could not connect to SPI");
     prepare_state_plans(schema_name);
-    const char* stream_column = quote_identifier(feed.stream);
-    const char* transition = quote_identifier(td->tg_trigger->tgnewtable);
-
-    // (1) The streams of this statement, in byte order (the locking order).
-    if (SPI_execute(psprintf("SELECT DISTINCT (%s)::pg_catalog.text COLLATE \"C\" FROM %s ORDER BY 1",
-                             stream_column, transition),
-                    true, 0) != SPI_OK_SELECT)
-        elog(ERROR, "kaleido: could not read the inserted samples");
-    const int n_streams = static_cast<int>(SPI_processed);
-    Stream* streams = static_cast<Stream*>(palloc(sizeof(Stream) * n_streams + 1));
+    const TriggerPlans& plans = plans_for(td->tg_trigger, feed, published);
     const std::size_t block_bytes = core::kaleido_stream_bytes(plan);
-    for (int i = 0; i < n_streams; ++i) {
-        bool null = false;
-        const Datum key = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null);
-        if (null)
-            ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
-                            errmsg("kaleido: the stream column \"%s\" of %s must not be NULL", feed.stream,
-                                   source_name)));
-        const text* k = DatumGetTextPP(key);
-        streams[i].key_length = static_cast<int>(VARSIZE_ANY_EXHDR(k));
-        char* copy = static_cast<char*>(palloc(streams[i].key_length + 1));
-        std::memcpy(copy, VARDATA_ANY(k), streams[i].key_length);
-        copy[streams[i].key_length] = '\0';
-        streams[i].key = copy;
-        streams[i].block = palloc(block_bytes);
+
+    // (1) The first rows; when they are all, their stream keys come from them, otherwise from a scan.
+    Portal rows = SPI_cursor_open(nullptr, plans.read, nullptr, nullptr, true);
+    SPI_cursor_fetch(rows, true, kChunkRows);
+    SPITupleTable* batch = SPI_tuptable;
+    int n = static_cast<int>(SPI_processed);
+    Stream* streams = nullptr;
+    int n_streams = 0;
+    if (n < kChunkRows) {
+        KeyRef* keys = static_cast<KeyRef*>(palloc(sizeof(KeyRef) * n + 1));
+        for (int r = 0; r < n; ++r) {
+            bool null = false;
+            const Datum key = SPI_getbinval(batch->vals[r], batch->tupdesc, 1, &null);
+            if (null)
+                null_stream_error(feed, source_name);
+            const text* k = DatumGetTextPP(key);
+            keys[r] = {VARDATA_ANY(k), static_cast<int>(VARSIZE_ANY_EXHDR(k))};
+        }
+        qsort(keys, n, sizeof(KeyRef), compare_key_refs);
+        streams = static_cast<Stream*>(palloc(sizeof(Stream) * n + 1));
+        for (int r = 0; r < n; ++r)
+            if (r == 0 || compare_key_refs(&keys[r - 1], &keys[r]) != 0)
+                streams[n_streams++] = make_stream(keys[r].data, keys[r].length, block_bytes);
+    } else {
+        if (SPI_execute_plan(plans.streams, nullptr, nullptr, true, 0) != SPI_OK_SELECT)
+            elog(ERROR, "kaleido: could not read the inserted samples");
+        n_streams = static_cast<int>(SPI_processed);
+        streams = static_cast<Stream*>(palloc(sizeof(Stream) * n_streams + 1));
+        for (int i = 0; i < n_streams; ++i) {
+            bool null = false;
+            const Datum key = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null);
+            if (null)
+                null_stream_error(feed, source_name);
+            const text* k = DatumGetTextPP(key);
+            streams[i] = make_stream(VARDATA_ANY(k), static_cast<int>(VARSIZE_ANY_EXHDR(k)), block_bytes);
+        }
+        SPI_freetuptable(SPI_tuptable);
     }
-    SPI_freetuptable(SPI_tuptable);
 
     // (2) Lock and restore every stream, in that order.
     for (int i = 0; i < n_streams; ++i)
         lock_stream(plan, feed, source, source_name, streams[i], state_owner);
 
     // (3) Release the samples in insertion order.
-    SPIPlanPtr publish = prepare_publish(feed, published);
     const MemoryContext scratch =
         AllocSetContextCreate(CurrentMemoryContext, "kaleido published rows", ALLOCSET_DEFAULT_SIZES);
     Pending pending;
@@ -450,26 +531,16 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
     pending.y = static_cast<double*>(palloc(sizeof(double) * kChunkRows));
     pending.action = static_cast<core::KaleidoAction*>(palloc(kChunkRows));
     pending.spent = static_cast<double*>(palloc(sizeof(double) * kChunkRows));
-    Portal rows = SPI_cursor_open_with_args(
-        nullptr,
-        psprintf("SELECT (%s)::pg_catalog.text, (%s)::pg_catalog.float8, (%s)::pg_catalog.float8, "
-                 "(%s)::pg_catalog.float8 FROM %s",
-                 stream_column, quote_identifier(feed.t), quote_identifier(feed.x), quote_identifier(feed.y),
-                 transition),
-        0, nullptr, nullptr, nullptr, true, 0);
     core::Rng& rng = pg::backend_rng();
-    for (;;) {
-        SPI_cursor_fetch(rows, true, kChunkRows);
-        SPITupleTable* batch = SPI_tuptable;
-        const int n = static_cast<int>(SPI_processed);
-        if (n == 0)
-            break;
+    while (n > 0) {
         for (int r = 0; r < n; ++r) {
             CHECK_FOR_INTERRUPTS();
             bool null[4] = {false, false, false, false};
             Datum v[4];
             for (int c = 0; c < 4; ++c)
                 v[c] = SPI_getbinval(batch->vals[r], batch->tupdesc, c + 1, &null[c]);
+            if (null[0])
+                null_stream_error(feed, source_name);
             if (null[1])
                 ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
                                 errmsg("kaleido: the time column \"%s\" of %s must not be NULL", feed.t,
@@ -491,12 +562,17 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
             pending.action[at] = o.action;
             pending.spent[at] = o.epsilon_spent;
             if (pending.n == kChunkRows)
-                flush(publish, streams, pending, scratch);
+                flush(plans.publish, streams, pending, scratch);
         }
         SPI_freetuptable(batch);
+        if (n < kChunkRows)
+            break;
+        SPI_cursor_fetch(rows, true, kChunkRows);
+        batch = SPI_tuptable;
+        n = static_cast<int>(SPI_processed);
     }
     SPI_cursor_close(rows);
-    flush(publish, streams, pending, scratch);
+    flush(plans.publish, streams, pending, scratch);
 
     // (4) Store the states.
     for (int i = 0; i < n_streams; ++i)
