@@ -95,26 +95,18 @@ CREATE TABLE tested AS
 SELECT *, action IN ('reused', 'exhausted') OR (published AND i > min(i) FILTER (WHERE published)
                                                           OVER (PARTITION BY data, participant, w)) AS tested
 FROM released;
-CREATE TABLE windows AS
-SELECT data, w, max_tests, epsilon, window_spent, window_tests
-FROM (SELECT *, sum(epsilon_spent) OVER (PARTITION BY data, participant ORDER BY i ROWS 59 PRECEDING) AS window_spent,
-             count(*) FILTER (WHERE tested) OVER (PARTITION BY data, participant ORDER BY i ROWS 59 PRECEDING)
-                 AS window_tests FROM tested WHERE w = 60) s
-UNION ALL
-SELECT data, w, max_tests, epsilon, window_spent, window_tests
-FROM (SELECT *, sum(epsilon_spent) OVER (PARTITION BY data, participant ORDER BY i ROWS 9 PRECEDING) AS window_spent,
-             count(*) FILTER (WHERE tested) OVER (PARTITION BY data, participant ORDER BY i ROWS 9 PRECEDING)
-                 AS window_tests FROM tested WHERE w = 10) s
-UNION ALL
-SELECT data, w, max_tests, epsilon, window_spent, window_tests
-FROM (SELECT *, sum(epsilon_spent) OVER (PARTITION BY data, participant ORDER BY i ROWS 239 PRECEDING) AS window_spent,
-             count(*) FILTER (WHERE tested) OVER (PARTITION BY data, participant ORDER BY i ROWS 239 PRECEDING)
-                 AS window_tests FROM tested WHERE w = 240) s
-UNION ALL
-SELECT data, w, max_tests, epsilon, window_spent, window_tests
-FROM (SELECT *, sum(epsilon_spent) OVER (PARTITION BY data, participant ORDER BY i ROWS 299 PRECEDING) AS window_spent,
-             count(*) FILTER (WHERE tested) OVER (PARTITION BY data, participant ORDER BY i ROWS 299 PRECEDING)
-                 AS window_tests FROM tested WHERE w = 300) s;
+-- Spending and tests of every window of w consecutive samples (a frame length must be a constant).
+CREATE FUNCTION windows(width int) RETURNS TABLE (data text, w int, max_tests int, epsilon numeric,
+                                                  window_spent float8, window_tests bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE format(
+        'SELECT data, w, max_tests, epsilon,
+                sum(epsilon_spent) OVER f, count(*) FILTER (WHERE tested) OVER f
+         FROM kaleido_test.tested WHERE w = %s
+         WINDOW f AS (PARTITION BY data, participant ORDER BY i ROWS %s PRECEDING)', width, width - 1);
+END $$;
+CREATE TABLE windows AS SELECT r.* FROM (SELECT DISTINCT w FROM tested) ws, windows(ws.w) r;
 SELECT data, w, max_tests, count(*) AS windows,
        bool_and(window_spent <= epsilon) AS every_window_within_epsilon,
        max(window_spent) > 0.9 * epsilon AS budget_is_used,

@@ -149,14 +149,31 @@ bool fast_path(RationalScale scale) {
 
 } // namespace
 
+namespace {
+
+// Draws of floor(E t/s) for one scale, with the scratch uniforms reused across draws.
+class GeometricDraws {
+public:
+    GeometricDraws(Rng& rng, RationalScale scale)
+        : bits_(rng), t_(scale.t), shift_(__builtin_ctzll(scale.s)) {}
+    u128 next() { return floor_scaled_exponential(bits_, t_, shift_, fraction_, a_, b_); }
+    bool bit() { return bits_.bit(); }
+
+private:
+    BitSource bits_;
+    std::uint64_t t_;
+    int shift_;
+    LazyUniform fraction_, a_, b_;
+};
+
+} // namespace
+
 std::uint64_t fast_discrete_geometric(Rng& rng, RationalScale scale) {
     if (!fast_path(scale))
         return discrete_geometric(rng, scale);
-    BitSource bits(rng);
-    LazyUniform fraction, a, b;
-    const int shift = __builtin_ctzll(scale.s);
+    GeometricDraws draws(rng, scale);
     for (;;) {
-        const u128 y = floor_scaled_exponential(bits, scale.t, shift, fraction, a, b);
+        const u128 y = draws.next();
         if (y <= kMaxOutput)
             return static_cast<std::uint64_t>(y);
     }
@@ -165,12 +182,10 @@ std::uint64_t fast_discrete_geometric(Rng& rng, RationalScale scale) {
 std::int64_t fast_discrete_laplace(Rng& rng, RationalScale scale) {
     if (!fast_path(scale))
         return discrete_laplace(rng, scale);
-    BitSource bits(rng);
-    LazyUniform fraction, a, b;
-    const int shift = __builtin_ctzll(scale.s);
+    GeometricDraws draws(rng, scale);
     for (;;) {
-        const u128 y = floor_scaled_exponential(bits, scale.t, shift, fraction, a, b);
-        const bool negative = bits.bit();
+        const u128 y = draws.next();
+        const bool negative = draws.bit();
         if (negative && y == 0)
             continue; // zero would otherwise be counted twice
         if (y > kMaxOutput)

@@ -202,36 +202,37 @@ SPIPlanPtr keep(const char* schema, const char* format, int nargs, Oid* types) {
 }
 
 void prepare_state_plans(const char* schema) {
-    Oid key[2] = {REGCLASSOID, TEXTOID};
-    Oid insert[4] = {REGCLASSOID, TEXTOID, TEXTOID, BYTEAOID};
-    Oid update[6] = {REGCLASSOID, TEXTOID, INT8OID, INT8OID, FLOAT8OID, BYTEAOID};
-    if (state_plans.select == nullptr)
-        state_plans.select = keep(schema,
-                                  "SELECT parameters, state FROM %s.kaleido_streams WHERE source "
-                                  "OPERATOR(pg_catalog.=) $1 AND stream OPERATOR(pg_catalog.=) $2 FOR UPDATE",
-                                  2, key);
-    if (state_plans.insert == nullptr)
-        state_plans.insert =
-            keep(schema,
-                 "INSERT INTO %s.kaleido_streams (source, stream, parameters, samples, releases, "
-                 "last_t_ms, state) VALUES ($1, $2, $3, 0, 0, NULL, $4) ON CONFLICT DO NOTHING",
-                 4, insert);
-    if (state_plans.update == nullptr)
-        state_plans.update =
-            keep(schema,
-                 "UPDATE %s.kaleido_streams SET samples = $3, releases = $4, last_t_ms = $5, "
-                 "state = $6 WHERE source OPERATOR(pg_catalog.=) $1 AND stream "
-                 "OPERATOR(pg_catalog.=) $2",
-                 6, update);
-    if (state_plans.remove_one == nullptr)
-        state_plans.remove_one =
-            keep(schema,
-                 "DELETE FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1 AND "
-                 "stream OPERATOR(pg_catalog.=) $2",
-                 2, key);
-    if (state_plans.remove_all == nullptr)
-        state_plans.remove_all =
-            keep(schema, "DELETE FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1", 1, key);
+    static const Oid key[2] = {REGCLASSOID, TEXTOID};
+    static const Oid insert[4] = {REGCLASSOID, TEXTOID, TEXTOID, BYTEAOID};
+    static const Oid update[6] = {REGCLASSOID, TEXTOID, INT8OID, INT8OID, FLOAT8OID, BYTEAOID};
+    struct Spec {
+        SPIPlanPtr* plan;
+        const char* sql;
+        int nargs;
+        const Oid* types;
+    };
+    const Spec specs[] = {
+        {&state_plans.select,
+         "SELECT parameters, state FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1 AND stream "
+         "OPERATOR(pg_catalog.=) $2 FOR UPDATE",
+         2, key},
+        {&state_plans.insert,
+         "INSERT INTO %s.kaleido_streams (source, stream, parameters, samples, releases, last_t_ms, state) "
+         "VALUES ($1, $2, $3, 0, 0, NULL, $4) ON CONFLICT DO NOTHING",
+         4, insert},
+        {&state_plans.update,
+         "UPDATE %s.kaleido_streams SET samples = $3, releases = $4, last_t_ms = $5, state = $6 WHERE source "
+         "OPERATOR(pg_catalog.=) $1 AND stream OPERATOR(pg_catalog.=) $2",
+         6, update},
+        {&state_plans.remove_one,
+         "DELETE FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1 AND stream "
+         "OPERATOR(pg_catalog.=) $2",
+         2, key},
+        {&state_plans.remove_all, "DELETE FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1", 1,
+         key}};
+    for (const Spec& spec : specs)
+        if (*spec.plan == nullptr)
+            *spec.plan = keep(schema, spec.sql, spec.nargs, const_cast<Oid*>(spec.types));
 }
 
 // Runs state-table statements as the table's owner; PostgreSQL restores the user on error.

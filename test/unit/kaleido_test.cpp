@@ -117,6 +117,9 @@ TEST(Kaleido, CostIsComputedFromTheParametersAlone) {
                               "\"l_thresh\": 40", "\"t_skip_ms\": 50", "\"h\": 3", "\"max_tests\": 10",
                               "\"epsilon_test\": 0.04999", "\"epsilon_publications\": 1", "w-event"})
         EXPECT_NE(c.parameters_json.find(field), std::string::npos) << field << " in " << c.parameters_json;
+    // The canonical form a live stream stores with its state.
+    EXPECT_EQ(kaleido_parameters_text(kaleido_params(1.5, 60, 30, 40, 50, 3, 10)),
+              "epsilon=1.5 w=60 r=30 l_thresh=40 t_skip=50 h=3 max_tests=10");
 }
 
 TEST(Kaleido, TestVectorPublicationBudgetsHalve) {
