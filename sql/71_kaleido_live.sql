@@ -58,7 +58,8 @@ SELECT gazepriv_test.error_of(q) AS error FROM unnest(ARRAY[
     $$SELECT gazepriv.kaleido_publish()$$,
     $$SELECT gazepriv.kaleido_attach('kaleido_live.gaze', 'x', 'nope', 1, 60, 1)$$,
     $$SELECT gazepriv.kaleido_attach('kaleido_live.gaze', 'x', 'participant', 1, 0, 1)$$,
-    $$SELECT gazepriv.kaleido_attach('kaleido_live.gaze', 'a.b.c', 'participant', 1, 60, 1)$$]) q;
+    $$SELECT gazepriv.kaleido_attach('kaleido_live.gaze', 'a.b.c', 'participant', 1, 60, 1)$$,
+    $$SELECT gazepriv.kaleido_attach('kaleido_live.gaze', 'hoppe', 'participant', 1, 60, 1)$$]) q;
 SELECT samples FROM gazepriv.kaleido_streams WHERE stream = '0';
 -- Missing positions are released as repeats.
 INSERT INTO gaze VALUES ('0', 100200, NULL, 0.5), ('0', 100300, 'NaN', 0.5);

@@ -120,6 +120,13 @@ BEGIN
         RAISE EXCEPTION '% must have the columns %, % and %', source, t_column, x_column, y_column
             USING ERRCODE = '22023';
     END IF;
+    IF published_oid IS NOT NULL AND (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a
+                                       WHERE a.attrelid = published_oid AND NOT a.attisdropped
+                                         AND a.attname IN (stream_column, t_column, x_column, y_column, 'published',
+                                                           'action', 'epsilon_spent')) <> 7 THEN
+        RAISE EXCEPTION '% exists but lacks some of the columns %, %, %, %, published, action, epsilon_spent',
+            qualified, stream_column, t_column, x_column, y_column USING ERRCODE = '22023';
+    END IF;
     IF published_oid IS NULL THEN
         EXECUTE pg_catalog.format('CREATE TABLE %s (%I %s NOT NULL, %I float8 NOT NULL, %I float8, %I float8, '
                                   'published boolean NOT NULL, action text NOT NULL, epsilon_spent float8 NOT NULL)',

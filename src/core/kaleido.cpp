@@ -254,6 +254,12 @@ void kaleido_stream_deserialize(const KaleidoPlan& plan, const unsigned char* by
         h.pubs_size > capacity || h.tests_head != 0 || h.pubs_head != 0 ||
         size != sizeof h + sizeof(std::uint64_t) * (h.tests_size + 2 * std::size_t{h.pubs_size}))
         throw CorruptData("kaleido stream state does not match its parameters (version, capacity or size)");
+    // A stream has a release exactly when it has published, and then a finite last test time.
+    const bool released = h.published > 0;
+    if (h.published > h.samples || released != std::isfinite(h.release_x) ||
+        released != std::isfinite(h.release_y) || released != std::isfinite(h.test_t) ||
+        (h.samples > 0) != std::isfinite(h.last_t))
+        throw CorruptData("kaleido stream state is inconsistent (samples, releases or times)");
     std::memcpy(block, &h, sizeof h);
     const Rings r = rings(block);
     const unsigned char* in = bytes + sizeof h;

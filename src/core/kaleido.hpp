@@ -49,8 +49,9 @@ struct KaleidoParams {
     std::int64_t max_tests; // at most this many tests in any w consecutive samples
 };
 
-// Limits that keep the per-stream state small (it is stored per stream in live mode).
-constexpr std::int64_t kKaleidoMaxTests = std::int64_t{1} << 20;
+// Limits the per-stream state (3 x 8 bytes per possible test in a window: 1.5 MiB at most), which live
+// feeds keep for every stream of a statement.
+constexpr std::int64_t kKaleidoMaxTests = std::int64_t{1} << 16;
 
 // Validates (ERROR 22023 naming the parameter) and fills the defaults: l_thresh NaN -> r; max_tests 0 ->
 // ceil(w (1000/60) / t_skip) capped to w, the supplement's n_test for a nominal 60 Hz stream

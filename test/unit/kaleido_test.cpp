@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -306,6 +307,11 @@ TEST(Kaleido, CorruptStatesAreRejected) {
                  CorruptData);
     auto bad_sum = with(offsetof(KaleidoStreamHeader, window_units), 1);
     EXPECT_THROW(kaleido_stream_deserialize(plan, bad_sum.data(), bad_sum.size(), target.data()),
+                 CorruptData);
+    std::vector<unsigned char> no_release = good; // a stream that published, without a release
+    const double nan = NAN;
+    std::memcpy(no_release.data() + offsetof(KaleidoStreamHeader, release_x), &nan, sizeof nan);
+    EXPECT_THROW(kaleido_stream_deserialize(plan, no_release.data(), no_release.size(), target.data()),
                  CorruptData);
     // A state of other parameters (another ring capacity).
     const KaleidoPlan other(kaleido_params(1, 60, 1, NAN, 50, 2, 7));
