@@ -123,7 +123,7 @@ sed 's/TARGET/fed/' "$dir/single.sql" >"$dir/single_fed.sql"
 live "single-row INSERT, 10000 statements" 10000 "$(run_file "$dir/single_plain.sql")" "$(run_file "$dir/single_fed.sql")"
 
 echo
-echo "3. Utility on the full recordings (w = 1 s of samples, t_skip = 50 ms, l_thresh = 3 r, h = 2)"
+echo "3. Utility on the full recordings (w = 1 s of samples, t_skip = 1000 ms / max_tests, l_thresh = 3 r, h = 2)"
 psql_run -A -F, -P footer=off >"$OUT/kaleido_utility.csv" <<'SQL'
 -- Coarse areas of interest: Uniss, the face image (x 359..921, y 131..893) in 3 x 4 cells, plus off-image;
 -- Hoppe, the scene-camera frame [0,1]^2 in 4 x 4 cells, plus off-frame.
@@ -149,7 +149,8 @@ released AS (
     -- ROWS FROM zips the release with the raw samples, row by row.
     CROSS JOIN LATERAL ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, p.epsilon,
                                                    CASE p.data WHEN 'uniss' THEN 300 ELSE 60 END, p.r,
-                                                   l_thresh => 3 * p.r, max_tests => p.max_tests),
+                                                   l_thresh => 3 * p.r, t_skip => 1000.0 / p.max_tests,
+                                                   max_tests => p.max_tests),
                                   unnest(s.x), unnest(s.y))
                        AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y)
     WHERE k.raw_x IS NOT NULL AND k.raw_y IS NOT NULL AND k.x IS NOT NULL)
@@ -205,7 +206,7 @@ for row_index, (data, unit) in enumerate([("uniss", "px"), ("hoppe", "frame unit
     for ax in axes[row_index]:
         ax.legend(fontsize=6)
         ax.grid(alpha=0.3)
-fig.suptitle("Kaleido on the real recordings (w = 1 s, t_skip = 50 ms, l_thresh = 3 r, h = 2)")
+fig.suptitle("Kaleido on the real recordings (w = 1 s, t_skip = 1 s / max_tests, l_thresh = 3 r, h = 2)")
 fig.tight_layout()
 fig.savefig(sys.argv[2], dpi=110)
 print("plot:", sys.argv[2])

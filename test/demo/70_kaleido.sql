@@ -8,7 +8,7 @@ SELECT epsilon AS epsilon_per_window, parameters->'w' AS w_samples, parameters->
        parameters->'max_tests' AS max_tests_per_window,
        round((parameters->>'epsilon_test')::numeric, 4) AS epsilon_per_test,
        parameters->'epsilon_publications' AS epsilon_for_releases, delta
-FROM gazepriv.kaleido_cost(20, 300, 40, l_thresh => 120, max_tests => 2);
+FROM gazepriv.kaleido_cost(20, 300, 40, l_thresh => 120, t_skip => 500, max_tests => 2);
 
 -- Which of 12 coarse areas of the face image (3 x 4 cells; -1 = off the image) a point falls in.
 CREATE FUNCTION pg_temp.face_area(x float8, y float8) RETURNS int LANGUAGE sql IMMUTABLE AS $$
@@ -29,24 +29,24 @@ SELECT epsilon AS epsilon_per_second, max_tests, round(avg(published::int), 3) A
        round(avg(sqrt((k.x - k.raw_x) ^ 2 + (k.y - k.raw_y) ^ 2))::numeric) AS mean_distance_px,
        round(avg((pg_temp.face_area(k.x, k.y) = pg_temp.face_area(k.raw_x, k.raw_y))::int), 2) AS same_area
 FROM (VALUES (2.0), (5.0), (20.0)) e(epsilon), (VALUES (2), (20)) m(max_tests), demo_streams s,
-     ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, epsilon, 300, 40, l_thresh => 120, max_tests => max_tests,
-                                 clamp_to => box '((0,0),(1280,1024))'),
+     ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, epsilon, 300, 40, l_thresh => 120, t_skip => 1000.0 / max_tests,
+                                 max_tests => max_tests, clamp_to => box '((0,0),(1280,1024))'),
                 unnest(s.x), unnest(s.y)) AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y)
 WHERE k.raw_x IS NOT NULL
 GROUP BY epsilon, max_tests ORDER BY epsilon, max_tests;
 \echo 'Many tests per window hurt: each test spends epsilon/(h max_tests), so its Laplace(r/epsilon_test)'
 \echo 'noise drowns the distance it tests, most tests then publish, and every release halves what is left'
 \echo 'of the window: the later releases carry almost no budget and land far away. A few tests per window'
-\echo '(max_tests) and a larger epsilon keep the releases informative.'
+\echo '(max_tests, spread out by t_skip = window / max_tests) and a larger epsilon keep releases informative.'
 
 \echo
-\echo 'Participant 00 with epsilon = 20 per second, max_tests = 2, l_thresh = 120 px; raw next to released'
-\echo '(the raw columns are for the curator only):'
+\echo 'Participant 00 with epsilon = 20 per second, max_tests = 2, t_skip = 500 ms, l_thresh = 120 px; raw'
+\echo 'next to released (the raw columns are for the curator only), every 20th sample and every release:'
 CREATE TEMP TABLE demo_release AS
 SELECT s.participant, row_number() OVER (PARTITION BY s.participant ORDER BY k.t_ms) AS n, k.*
 FROM demo_streams s,
-     ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, epsilon => 20, w => 300, r => 40, l_thresh => 120, max_tests => 2,
-                                 clamp_to => box '((0,0),(1280,1024))'),
+     ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, epsilon => 20, w => 300, r => 40, l_thresh => 120, t_skip => 500,
+                                 max_tests => 2, clamp_to => box '((0,0),(1280,1024))'),
                 unnest(s.x), unnest(s.y)) AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y)
 WHERE s.participant = '00';
 SELECT t_ms, raw_x, raw_y, round(x) AS released_x, round(y) AS released_y, action,
@@ -64,7 +64,7 @@ SELECT t_ms, raw_x, raw_y, x, y, published FROM demo_release ORDER BY n
 \echo 'samples per statement; the trigger releases them as they arrive into gaze_released.'
 CREATE TABLE gaze_live (participant text, t_ms float8, x float8, y float8);
 SELECT gazepriv.kaleido_attach('gaze_live', 'gaze_released', 'participant', epsilon => 10, w => 60, r => 0.05,
-                               l_thresh => 0.15, max_tests => 3) AS trigger;
+                               l_thresh => 0.15, t_skip => 333) AS trigger;
 DO $$
 DECLARE second int;
 BEGIN
