@@ -89,7 +89,7 @@ printf '%-62s %8s %10s\n' "Uniss: kaleido() over per-participant arrays" "$(rate
 
 echo
 echo "2. Live inserts (k samples/s): a plain table against a table with the kaleido_publish trigger"
-psql_run <<'SQL'
+psql_run >/dev/null <<'SQL'
 CREATE TABLE plain (participant text, t_ms float8, x float8, y float8);
 CREATE TABLE fed (participant text, t_ms float8, x float8, y float8);
 SELECT gazepriv.kaleido_attach('fed', 'fed_released', 'participant', epsilon => 1, w => 60, r => 0.05);

@@ -6,9 +6,9 @@
 // chunk of rows when that is all of it, else by a separate scan); (2) for each, in that order, its state
 // row is locked (SELECT ... FOR UPDATE, created by INSERT ... ON CONFLICT DO NOTHING when new) and
 // restored; (3) the rows are released in insertion order and written to the published table in chunks;
-// (4) the states are stored back. Everything happens in the inserting
-// transaction, so a rollback undoes the releases and the state together, and a concurrent statement on
-// the same stream waits for the row lock and then continues from the committed state. Locking in one
+// (4) the states are stored back. Everything happens in the inserting transaction, so a rollback undoes
+// the releases and the state together, and a concurrent statement on the same stream waits for the row
+// lock and then continues from the committed state. Locking in one
 // order means two statements cannot deadlock on each other's streams. The state table is read and
 // written as its owner (as PostgreSQL's foreign-key triggers do), so inserting roles need no privilege
 // on it and cannot rewind a stream's budget; the published table is written with the inserting role's
@@ -401,8 +401,10 @@ const TriggerPlans& plans_for(const Trigger* trigger, const Feed& feed, Oid publ
             "SELECT u.s::%s, u.t, u.x, u.y, u.p, u.a, u.e FROM ROWS FROM (pg_catalog.unnest($1), "
             "pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), pg_catalog.unnest($5), "
             "pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(s, t, x, y, p, a, e)",
-            feed.published, stream, quote_identifier(feed.t), quote_identifier(feed.x),
-            quote_identifier(feed.y), format_type_be(get_atttype(published, stream_column))),
+            quote_qualified_identifier(get_namespace_name(get_rel_namespace(published)),
+                                       get_rel_name(published)),
+            stream, quote_identifier(feed.t), quote_identifier(feed.x), quote_identifier(feed.y),
+            format_type_be_qualified(get_atttype(published, stream_column))),
         7, types);
     // Only now replace a slot, so that a failure above leaves the cache as it was.
     TriggerPlans& slot = trigger_plans[next_trigger_slot];
