@@ -1,14 +1,17 @@
 // Faster exact samplers for the hot loops of streaming mechanisms (Kalepsilonido draws one Laplace per
 // test and two exponentials per release). They produce exactly the distributions of their namesakes in
-// discrete.hpp and noise.hpp, by the same algorithm (Canonne, Kamath and Steinke 2020, Algorithms 1-2);
-// only the coins are drawn differently, so they consume the generator differently and a seeded run gives
-// different (equally distributed) values. The existing samplers are unchanged.
+// discrete.hpp and noise.hpp (same scales, grids and tail rejections) by a different exact algorithm, so
+// they consume the generator differently and a seeded run gives different, equally distributed values.
+// The existing samplers are unchanged.
 //
-// The difference: a Bernoulli(num/den) coin compares a whole 64-bit word W of the generator with num/den
-// by one 64x64-bit multiplication. With U = (W + R) 2^-64 and R the unread rest of the uniform,
-// U < num/den is decided when (W + 1) den <= num 2^64 (true) or W den >= num 2^64 (false); otherwise
-// (probability below 2^-64 per coin) the comparison continues exactly with the remainder and the next
-// word. The reference coin reads one bit at a time through 128-bit long division.
+// The geometric with P(X >= x) = exp(-x s/t) is floor(E t/s) for E ~ Exp(1). E is drawn with von
+// Neumann's exact method (1951, as Karney 2016 uses it): uniforms are compared digit by digit (32-bit
+// digits drawn only when needed) until a decreasing run ends; the run's parity accepts the first uniform
+// as E's fraction, the number of rejected trials is E's integer part. No digit of the fraction beyond
+// those compared has been looked at, so they are still uniform: floor(E t/s) is computed with integer
+// arithmetic from its first 64 bits and, when those leave it undecided (about once in 2^64 s/t draws),
+// by comparing further digits with the exact threshold. About 2.5 64-bit words and a few comparisons per
+// draw, against some seven Bernoulli coins of 128-bit long division for CKS Algorithm 2.
 #pragma once
 
 #include <cstdint>
