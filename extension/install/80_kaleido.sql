@@ -1,0 +1,159 @@
+-- Kalepsilonido (Li et al., USENIX Security 2021): (epsilon, w, r)-private gaze streams, in batch and live.
+
+-- Cost preview (pure calculation) --------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.kaleido_cost(epsilon float8, w integer, r float8, l_thresh float8 DEFAULT NULL,
+                                         t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
+                                         max_tests integer DEFAULT NULL,
+                                         OUT mechanism text, OUT guarantee text, OUT epsilon float8,
+                                         OUT delta float8, OUT rho float8, OUT non_private_choices boolean,
+                                         OUT parameters jsonb)
+    AS 'MODULE_PATHNAME', 'gazepriv_kaleido_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.kaleido_cost(float8, integer, float8, float8, float8, float8, integer) IS
+    'What a Kaleido release with these parameters costs, computed from the parameters alone (the ledger '
+    'record): epsilon per window of w consecutive samples of one stream, delta 0, and the derived test and '
+    'publication budgets. Validates the parameters like kaleido(). Privacy: releases nothing.';
+
+-- Batch ----------------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.kaleido(t_ms float8[], x float8[], y float8[], epsilon float8, w integer, r float8,
+                                    l_thresh float8 DEFAULT NULL, t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
+                                    max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
+                                    dataset text DEFAULT NULL)
+    RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
+    AS 'MODULE_PATHNAME', 'gazepriv_kaleido' LANGUAGE C VOLATILE PARALLEL SAFE ROWS 10000;
+COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, integer, float8, float8, float8,
+                                        float8, integer, box, text) IS
+    'Releases one stream of gaze samples (t_ms[], x[], y[] in time order, e.g. array_agg(... ORDER BY t_ms) '
+    'per participant) with Kaleido: one row per sample with the released point, whether it is a new release '
+    '(published) or a repeat of the last one (action: published, reused, skipped, capped, exhausted, '
+    'missing), and the budget spent at that sample. w counts samples; t_skip is in the unit of t_ms (ms); '
+    'r and l_thresh are in the unit of x and y. At most max_tests tests (default ceil(w 1000/60 / t_skip)) '
+    'in any w consecutive samples; l_thresh defaults to r. A NULL or non-finite x or y is a missing sample; '
+    'decreasing t_ms is an error. clamp_to clamps the released points into a box (post-processing). '
+    'Privacy: w-event geo-indistinguishability: streams that differ only inside w consecutive samples, each '
+    'position by at most r (same timestamps and missing samples, which are public), get output '
+    'probabilities within a factor e^epsilon; the whole stream of T samples only ceil(T/w) epsilon. '
+    'Draws fresh noise; charges no budget (see kaleido_cost). dataset: the budget to charge the cost to, wired '
+    'when the budget issue is merged; until then a non-NULL dataset fails (0A000) rather than release '
+    'uncharged.';
+
+-- Live -----------------------------------------------------------------------------------------------
+
+-- The state of each live stream: everything in it (the last release, the recent test and release
+-- indices and budgets, the last timestamp) is derived from the published output and the timestamps.
+-- Only the trigger writes it (as this table's owner), so no role can rewind a stream's budget.
+CREATE TABLE @extschema@.kaleido_streams (
+    source regclass NOT NULL,
+    stream text NOT NULL,
+    parameters text NOT NULL,
+    samples bigint NOT NULL,
+    releases bigint NOT NULL,
+    last_t_ms float8,
+    state bytea NOT NULL,
+    PRIMARY KEY (source, stream)
+);
+REVOKE ALL ON @extschema@.kaleido_streams FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.kaleido_streams', '');
+COMMENT ON TABLE @extschema@.kaleido_streams IS
+    'Per-stream state of live Kaleido feeds (kaleido_publish triggers), one row per source table and stream '
+    'key, locked per stream while a statement inserts into it. parameters are the ones the stream started '
+    'with; a trigger with other parameters fails until kaleido_reset. Privacy: holds only public '
+    'information (released points, timestamps, budgets spent); readable and writable by the extension '
+    'owner only, so that nobody can reset a stream''s window accounting except through kaleido_reset.';
+
+CREATE FUNCTION @extschema@.kaleido_publish() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gazepriv_kaleido_publish' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.kaleido_publish() IS
+    'Trigger function of a live Kaleido feed: AFTER INSERT ... REFERENCING NEW TABLE AS ... FOR EACH '
+    'STATEMENT EXECUTE FUNCTION kaleido_publish(''published=TABLE'', ''stream=COLUMN'', ''epsilon=E'', '
+    '''w=W'', ''r=R'' [, ''l_thresh='', ''t_skip='', ''h='', ''max_tests='', ''t='', ''x='', ''y='', '
+    '''clamp_to=XMIN,YMIN,XMAX,YMAX'']) (kaleido_attach writes it). Each inserted sample is released into '
+    'the published table in the inserting transaction, in insertion order per stream, continuing the '
+    'stream''s state across statements, transactions and sessions: a rolled-back insert rolls back its '
+    'releases and its state together. Streams are locked one by one in a fixed order. Privacy: as '
+    'kaleido(), per stream; charges no budget.';
+
+CREATE FUNCTION @extschema@.kaleido_reset(source regclass, stream text DEFAULT NULL) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gazepriv_kaleido_reset' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.kaleido_reset(regclass, text) IS
+    'Forgets the live state of one stream (or, with stream NULL, all streams) of a source table; only its '
+    'owner may. Returns the number of streams forgotten. Privacy: the next sample starts a fresh '
+    'accounting, so a window that spans the reset can spend up to 2 epsilon; use it to change parameters '
+    'or to restart a stream, not routinely.';
+
+CREATE FUNCTION @extschema@.kaleido_attach(source regclass, published text, stream_column name, epsilon float8,
+                                           w integer, r float8, l_thresh float8 DEFAULT NULL,
+                                           t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
+                                           max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
+                                           t_column name DEFAULT 't_ms', x_column name DEFAULT 'x',
+                                           y_column name DEFAULT 'y') RETURNS text
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    stream_type text;
+    trigger_name text := 'kaleido_publish';
+    names text[] := pg_catalog.parse_ident(published);
+    qualified text;
+    published_oid oid;
+BEGIN
+    -- Validates the parameters (ERROR 22023) before anything is created.
+    PERFORM @extschema@.kaleido_cost(epsilon, w, r, l_thresh, t_skip, h, max_tests);
+    -- An unqualified published name lives in the source table's schema (this function's search_path is
+    -- pinned, so the caller's cannot be used).
+    IF pg_catalog.cardinality(names) = 1 THEN
+        SELECT pg_catalog.format('%I.%I', n.nspname, names[1]) INTO qualified
+          FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = source;
+    ELSIF pg_catalog.cardinality(names) = 2 THEN
+        qualified := pg_catalog.format('%I.%I', names[1], names[2]);
+    ELSE
+        RAISE EXCEPTION 'published must be a table name, optionally schema-qualified, got %', published
+            USING ERRCODE = '22023';
+    END IF;
+    published_oid := pg_catalog.to_regclass(qualified);
+    SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) INTO stream_type FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = source AND a.attname = stream_column AND a.attnum > 0 AND NOT a.attisdropped;
+    IF stream_type IS NULL THEN
+        RAISE EXCEPTION 'stream_column "%" is not a column of %', stream_column, source USING ERRCODE = '22023';
+    END IF;
+    IF (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a WHERE a.attrelid = source AND NOT a.attisdropped
+          AND a.attname IN (t_column, x_column, y_column)) <> 3 THEN
+        RAISE EXCEPTION '% must have the columns %, % and %', source, t_column, x_column, y_column
+            USING ERRCODE = '22023';
+    END IF;
+    IF published_oid IS NOT NULL AND (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a
+                                       WHERE a.attrelid = published_oid AND NOT a.attisdropped
+                                         AND a.attname IN (stream_column, t_column, x_column, y_column, 'published',
+                                                           'action', 'epsilon_spent')) <> 7 THEN
+        RAISE EXCEPTION '% exists but lacks some of the columns %, %, %, %, published, action, epsilon_spent',
+            qualified, stream_column, t_column, x_column, y_column USING ERRCODE = '22023';
+    END IF;
+    IF published_oid IS NULL THEN
+        EXECUTE pg_catalog.format('CREATE TABLE %s (%I %s NOT NULL, %I float8 NOT NULL, %I float8, %I float8, '
+                                  'published boolean NOT NULL, action text NOT NULL, epsilon_spent float8 NOT NULL)',
+                                  qualified, stream_column, stream_type, t_column, x_column, y_column);
+        published_oid := pg_catalog.to_regclass(qualified);
+        EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', qualified,
+                                  'Kaleido releases of ' || source::text || ' (written by its kaleido_publish '
+                                  'trigger). Privacy: w-event geo-indistinguishable with epsilon = ' || epsilon
+                                  || ' per ' || w || ' samples, r = ' || r || '.');
+    END IF;
+    EXECUTE pg_catalog.format(
+        'CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS kaleido_new_samples FOR EACH STATEMENT '
+        'EXECUTE FUNCTION @extschema@.kaleido_publish(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L %s %s)',
+        trigger_name, source, 'published=' || qualified, 'stream=' || stream_column,
+        't=' || t_column, 'x=' || x_column, 'y=' || y_column, 'epsilon=' || epsilon, 'w=' || w, 'r=' || r,
+        't_skip=' || t_skip, 'h=' || h,
+        'l_thresh=' || coalesce(l_thresh, r),
+        CASE WHEN max_tests IS NULL THEN '' ELSE pg_catalog.format(', %L', 'max_tests=' || max_tests) END,
+        CASE WHEN clamp_to IS NULL THEN '' ELSE pg_catalog.format(', %L', 'clamp_to=' ||
+            (clamp_to[1])[0] || ',' || (clamp_to[1])[1] || ',' || (clamp_to[0])[0] || ',' || (clamp_to[0])[1]) END);
+    RETURN trigger_name;
+END $$;
+COMMENT ON FUNCTION @extschema@.kaleido_attach(regclass, text, name, float8, integer, float8, float8, float8,
+                                               float8, integer, box, name, name, name) IS
+    'Turns an insert-only table of gaze samples into a live Kaleido feed: validates the parameters, creates '
+    'the published table if it does not exist (stream, t_ms, x, y, published, action, epsilon_spent; an '
+    'unqualified name is created in the schema of source) and '
+    'the statement-level kaleido_publish trigger on source. Grant other roles SELECT on the published table '
+    'only. Needs the privileges to create a trigger on source. Privacy: as kaleido(), per stream; charges '
+    'no budget.';

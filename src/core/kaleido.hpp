@@ -1,0 +1,153 @@
+// Kal-epsilon-ido (Li, Roy Chowdhury, Fawaz and Kim, USENIX Security 2021): (epsilon, w, r)-private gaze
+// streams, as the supplement of David-John et al. (TVCG 2023, Sec. 2.3) gives the algorithm, with the
+// corrections of design/algorithms.md Sec. 3.
+//
+// Guarantee (w-event geo-indistinguishability). Two streams of one person are neighbours when they have
+// the same timestamps and the same missing samples, and their positions differ only at samples inside
+// one window of w consecutive samples, each by at most r (in the data's units). For neighbours, every
+// output has probability within a factor e^epsilon. Timestamps, and which samples are missing, are
+// public. What it does not protect: a whole trajectory of T samples spans ceil(T/w) windows, and
+// streams that differ everywhere are only (ceil(T/w) epsilon)-indistinguishable (group privacy).
+//
+// Per sample (the unit of w is the sample; t_skip is in the unit of the timestamps, ms):
+//  - missing (x or y NULL, NaN or infinite): nothing is tested or published; the last release repeats.
+//  - the first sample with a position always publishes.
+//  - skip: within t_skip of the last test, the last release repeats.
+//  - cap: at most max_tests tests in any w consecutive samples (the supplement's n_test = ceil(w/t_skip)
+//    assumes regular sampling; with jitter and dropped samples it is exceeded, so it is enforced here).
+//  - test: d = distance to the last release, clamped to l_thresh + 64 noise scales; reuse the last
+//    release when d + Lap(r / epsilon_test) <= l_thresh (the supplement's Lap(1/epsilon_test) holds only
+//    for distances in units of r). epsilon_test = epsilon / (h max_tests), a separate reservation of
+//    epsilon / h per window.
+//  - publish: epsilon_pub = half of (epsilon - epsilon / h - the publications of the previous w - 1
+//    samples), released with LatticePlanarLaplace (epsilon_pub geo-indistinguishable at distance r).
+// So every window of w consecutive samples spends at most max_tests epsilon_test + (epsilon - epsilon/h)
+// <= epsilon. Publication budgets are kept as integers (units of 2^-62 of the publication share) so
+// that the sliding sums never drift; a margin of 2^-40 keeps even a floating-point sum of the reported
+// spending below epsilon.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/cancel.hpp"
+#include "core/noise.hpp"
+#include "core/random.hpp"
+#include "core/release_cost.hpp"
+
+namespace gazepriv::core {
+
+// Public parameters of a release; make them with kaleido_params, which validates.
+struct KaleidoParams {
+    double epsilon;         // budget of any w consecutive samples, tests included
+    std::int64_t w;         // window, in samples
+    double r;               // privacy radius, in the data's units
+    double l_thresh;        // reuse threshold for the distance to the last release, data units
+    double t_skip;          // minimum time between two tests, in the timestamps' unit (ms)
+    double h;               // tests get epsilon / h of each window
+    std::int64_t max_tests; // at most this many tests in any w consecutive samples
+};
+
+// Limits the per-stream state (3 x 8 bytes per possible test in a window: 1.5 MiB at most), which live
+// feeds keep for every stream of a statement.
+constexpr std::int64_t kKaleidoMaxTests = std::int64_t{1} << 16;
+
+// Validates (ERROR 22023 naming the parameter) and fills the defaults: l_thresh NaN -> r; max_tests 0 ->
+// ceil(w (1000/60) / t_skip) capped to w, the supplement's n_test for a nominal 60 Hz stream
+// (w when t_skip = 0).
+KaleidoParams kaleido_params(double epsilon, std::int64_t w, double r, double l_thresh, double t_skip,
+                             double h, std::int64_t max_tests);
+
+// The parameters in a compact canonical form ("epsilon=1 w=60 r=0.05 ..."), stored with a live stream
+// so that a trigger with other parameters is refused.
+std::string kaleido_parameters_text(const KaleidoParams& params);
+
+// The whole privacy cost of a release, from the parameters alone: epsilon per window of w samples per
+// stream (w-event, r-geo-indistinguishable), delta 0.
+ReleaseCost kaleido_cost(const KaleidoParams& params);
+
+enum class KaleidoAction : std::uint8_t { Published, Reused, Skipped, Capped, Exhausted, Missing };
+const char* to_string(KaleidoAction action);
+
+// Derived constants of a release (computed once per stream, before any noise is drawn).
+class KaleidoPlan {
+public:
+    explicit KaleidoPlan(const KaleidoParams& params);
+    const KaleidoParams& params() const { return params_; }
+    double epsilon_test() const { return epsilon_test_; }
+    double epsilon_publications() const { return epsilon_publications_; }
+    // Value of one publication unit: epsilon_publications 2^-62.
+    double unit() const { return unit_; }
+    std::uint64_t units_per_window() const { return units_per_window_; }
+    double distance_cap() const { return distance_cap_; }
+    // The budget of a release when the previous w - 1 samples published nothing.
+    double first_publication() const;
+    const GridLaplace& test_noise() const { return test_noise_; }
+
+private:
+    KaleidoParams params_;
+    double epsilon_test_;
+    double epsilon_publications_;
+    double unit_;
+    std::uint64_t units_per_window_;
+    double distance_cap_;
+    GridLaplace test_noise_;
+};
+
+// The state of one stream: a fixed header followed by two rings (test indices; publication indices and
+// units) of capacity max_tests + 1, in one block of trivially copyable memory, so that the glue can keep
+// it in palloc'd memory across PostgreSQL calls and store it between statements.
+struct KaleidoStreamHeader {
+    std::uint32_t version;
+    std::uint32_t capacity;  // ring capacity: max_tests + 1
+    std::uint64_t samples;   // samples seen (index of the next sample)
+    std::uint64_t published; // releases so far
+    double last_t;           // timestamp of the last sample (NaN before the first)
+    double test_t;           // time of the last test or of the first release (NaN before)
+    double release_x;        // the last release (NaN before the first)
+    double release_y;
+    std::uint64_t window_units; // sum of the publication units in the pub ring
+    std::uint32_t tests_head, tests_size;
+    std::uint32_t pubs_head, pubs_size;
+};
+
+std::size_t kaleido_stream_bytes(const KaleidoPlan& plan);
+// Initialises a fresh stream in `block` (kaleido_stream_bytes(plan) bytes, suitably aligned).
+void kaleido_stream_init(const KaleidoPlan& plan, void* block);
+
+// Compact serialisation (header + occupied ring entries) for storage between statements.
+std::size_t kaleido_stream_serialized_size(const void* block);
+void kaleido_stream_serialize(const void* block, unsigned char* out);
+// Restores into `block`; throws CorruptData (XX001) when the bytes are not a state of this plan.
+void kaleido_stream_deserialize(const KaleidoPlan& plan, const unsigned char* bytes, std::size_t size,
+                                void* block);
+
+struct KaleidoOutput {
+    double x; // the released point (NaN before the first release)
+    double y;
+    KaleidoAction action;
+    double epsilon_spent; // test + publication budget spent at this sample
+};
+
+// Processes one sample. Throws InvalidArgument for a non-finite or decreasing timestamp; the state is
+// then unchanged.
+KaleidoOutput kaleido_step(const KaleidoPlan& plan, void* block, double t, double x, double y, Rng& rng);
+
+// Processes n samples in order (outputs may be null when not wanted).
+void kaleido_run(const KaleidoPlan& plan, void* block, std::size_t n, const double* t, const double* x,
+                 const double* y, double* out_x, double* out_y, KaleidoAction* out_action, double* out_spent,
+                 Rng& rng, const CancelCheck& cancel);
+
+// Post-processing: clamps released coordinates into a public box (NaN stays NaN).
+struct ClampBox {
+    double x_min, y_min, x_max, y_max;
+};
+inline void clamp_into(const ClampBox& box, double& x, double& y) {
+    x = x < box.x_min ? box.x_min : (x > box.x_max ? box.x_max : x);
+    y = y < box.y_min ? box.y_min : (y > box.y_max ? box.y_max : y);
+}
+
+} // namespace gazepriv::core
+
+#include "core/no_postgres.hpp"

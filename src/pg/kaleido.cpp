@@ -1,0 +1,168 @@
+// Kalepsilonido in batch: kaleido(t_ms[], x[], y[], parameters) releases one stream, and kaleido_cost shows
+// what a release costs. The live trigger is in kaleido_live.cpp; both read parameters through
+// kaleido_args.hpp and run the same core (core/kaleido.hpp).
+#include <cmath>
+#include <cstdint>
+
+#include "core/errors.hpp"
+#include "core/kaleido.hpp"
+#include "core/release_cost.hpp"
+#include "pg/backend_rng.hpp"
+#include "pg/guard.hpp"
+#include "pg/kaleido_args.hpp"
+#include "pg/memory.hpp"
+
+extern "C" {
+#include "postgres.h"
+#include "catalog/pg_type_d.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/geo_decls.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace gazepriv;
+
+namespace {
+
+// A float8[] argument copied into palloc'd memory; NULL elements become NaN (missing samples) when
+// allowed, else they are an error naming the argument. Returns the length.
+std::size_t read_float8_array(ArrayType* array, const char* name, bool nulls_are_missing, double** out) {
+    if (ARR_ELEMTYPE(array) != FLOAT8OID)
+        throw core::InternalError(std::string(name) + " is not a float8[]");
+    if (ARR_NDIM(array) == 0) {
+        *out = nullptr;
+        return 0;
+    }
+    if (ARR_NDIM(array) != 1)
+        throw core::InvalidArgument(std::string(name) + " must be a one-dimensional array");
+    const std::size_t n = static_cast<std::size_t>(ARR_DIMS(array)[0]);
+    auto* values = static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1));
+    const bits8* bitmap = ARR_NULLBITMAP(array);
+    const auto* data = reinterpret_cast<const double*>(ARR_DATA_PTR(array));
+    std::size_t k = 0; // data holds only the non-NULL elements, in order
+    for (std::size_t i = 0; i < n; ++i) {
+        if (bitmap != nullptr && (bitmap[i / 8] & (1 << (i % 8))) == 0) {
+            if (!nulls_are_missing)
+                throw core::InvalidArgument(std::string(name) + " must not contain NULL (element " +
+                                            std::to_string(i + 1) + ")");
+            values[i] = NAN;
+        } else {
+            values[i] = data[k++];
+        }
+    }
+    *out = values;
+    return n;
+}
+
+struct BatchResult {
+    std::size_t n;
+    const double* t;
+    double* x;
+    double* y;
+    core::KaleidoAction* action;
+    double* spent;
+};
+
+// All of the C++ work of a batch release; only palloc_or_throw memory outlives it.
+BatchResult release_stream(const core::KaleidoParams& params, ArrayType* t_array, ArrayType* x_array,
+                           ArrayType* y_array, const core::ClampBox* clamp) {
+    const core::KaleidoPlan plan(params); // the whole cost is fixed here, before any noise
+    double *t = nullptr, *x = nullptr, *y = nullptr;
+    const std::size_t n = read_float8_array(t_array, "t_ms", false, &t);
+    if (read_float8_array(x_array, "x", true, &x) != n || read_float8_array(y_array, "y", true, &y) != n)
+        throw core::InvalidArgument("t_ms, x and y must have the same length");
+    BatchResult r{n,
+                  t,
+                  static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1)),
+                  static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1)),
+                  static_cast<core::KaleidoAction*>(pg::palloc_or_throw(n + 1)),
+                  static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1))};
+    void* block = pg::palloc_or_throw(core::kaleido_stream_bytes(plan));
+    core::kaleido_stream_init(plan, block);
+    core::kaleido_run(plan, block, n, t, x, y, r.x, r.y, r.action, r.spent, pg::backend_rng(),
+                      core::CancelCheck(pg::interrupt_pending));
+    if (clamp != nullptr)
+        for (std::size_t i = 0; i < n; ++i)
+            core::clamp_into(*clamp, r.x[i], r.y[i]);
+    return r;
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(kaleido) {
+    // The release's cost is kaleido_cost(params) (core/kaleido.hpp), fixed before any noise is drawn;
+    // charging it to a dataset's budget is wired by the budget issue. Fail closed until then.
+    if (!PG_ARGISNULL(11))
+        ereport(ERROR,
+                (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                 errmsg("kaleido: charging a dataset's budget is not available in this build"),
+                 errhint("Call kaleido() without dataset; kaleido_cost() shows what the release costs.")));
+    InitMaterializedSRF(fcinfo, 0);
+    for (int i = 0; i < 3; ++i)
+        if (PG_ARGISNULL(i))
+            throw core::InvalidArgument("t_ms, x and y must not be NULL");
+    ArrayType* t_array = PG_GETARG_ARRAYTYPE_P(0);
+    ArrayType* x_array = PG_GETARG_ARRAYTYPE_P(1);
+    ArrayType* y_array = PG_GETARG_ARRAYTYPE_P(2);
+    core::ClampBox box{};
+    const bool clamped = !PG_ARGISNULL(10);
+    if (clamped) {
+        const BOX* b = PG_GETARG_BOX_P(10);
+        box = {b->low.x, b->low.y, b->high.x, b->high.y};
+    }
+    const core::KaleidoParams params = pg::kaleido_params_from_args(fcinfo, 3);
+    const BatchResult r = release_stream(params, t_array, x_array, y_array, clamped ? &box : nullptr);
+
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    Datum values[6];
+    bool nulls[6] = {false, false, false, false, false, false};
+    for (std::size_t i = 0; i < r.n; ++i) {
+        CHECK_FOR_INTERRUPTS();
+        values[0] = Float8GetDatum(r.t[i]);
+        nulls[1] = nulls[2] = std::isnan(r.x[i]);
+        values[1] = Float8GetDatum(r.x[i]);
+        values[2] = Float8GetDatum(r.y[i]);
+        values[3] = BoolGetDatum(r.action[i] == core::KaleidoAction::Published);
+        values[4] = PointerGetDatum(cstring_to_text(core::to_string(r.action[i])));
+        values[5] = Float8GetDatum(r.spent[i]);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    return static_cast<Datum>(0);
+}
+
+GAZEPRIV_FUNCTION(kaleido_cost) {
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        throw core::InternalError("kaleido_cost must return a record");
+    desc = BlessTupleDesc(desc);
+    // Plain copies of the cost, so that no std::string is alive while the result is built.
+    char mechanism[64], guarantee[64];
+    char* parameters = nullptr;
+    double epsilon = 0, delta = 0, rho = 0;
+    bool non_private = false;
+    {
+        const core::ReleaseCost cost = core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 0));
+        snprintf(mechanism, sizeof mechanism, "%s", cost.mechanism.c_str());
+        snprintf(guarantee, sizeof guarantee, "%s", core::to_string(cost.guarantee));
+        parameters = static_cast<char*>(pg::palloc_or_throw(cost.parameters_json.size() + 1));
+        memcpy(parameters, cost.parameters_json.c_str(), cost.parameters_json.size() + 1);
+        epsilon = cost.epsilon;
+        delta = cost.delta;
+        rho = cost.rho;
+        non_private = cost.non_private_choices;
+    }
+    Datum values[7] = {PointerGetDatum(cstring_to_text(mechanism)),
+                       PointerGetDatum(cstring_to_text(guarantee)),
+                       Float8GetDatum(epsilon),
+                       Float8GetDatum(delta),
+                       Float8GetDatum(rho),
+                       BoolGetDatum(non_private),
+                       DirectFunctionCall1(jsonb_in, CStringGetDatum(parameters))};
+    bool nulls[7] = {false, false, false, false, rho < 0, false, false};
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}

@@ -1,0 +1,22 @@
+// Kalepsilonido parameters as SQL functions and the live trigger receive them.
+#pragma once
+
+#include "core/kaleido.hpp"
+
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+}
+
+namespace gazepriv::pg {
+
+// Reads (epsilon, w, r, l_thresh, t_skip, h, max_tests) from the arguments first .. first + 6. l_thresh
+// and max_tests may be NULL (their defaults); the others may not. Throws core::InvalidArgument.
+core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first);
+
+// The same parameters from text (trigger arguments "name=value"); `value` is null when absent.
+core::KaleidoParams kaleido_params_from_text(const char* epsilon, const char* w, const char* r,
+                                             const char* l_thresh, const char* t_skip, const char* h,
+                                             const char* max_tests);
+
+} // namespace gazepriv::pg
