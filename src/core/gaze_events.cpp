@@ -152,28 +152,18 @@ void ivt_runs(const Working& w, const DetectorParams& p, std::vector<Run>& runs,
 // Range (max - min) of one coordinate over a window of sample indices that only moves forward.
 class WindowRange {
 public:
-    explicit WindowRange(const std::vector<double>& values) : v_(values), min_(v_.data()), max_(v_.data()) {}
-    void clear() {
-        min_.clear();
-        max_.clear();
-    }
-    void push(std::size_t k) {
-        min_.push(k);
-        max_.push(k);
-    }
-    void pop(std::size_t k) { // k is the oldest index in the window
-        min_.expire_before(k + 1);
-        max_.expire_before(k + 1);
-    }
-    double range() const { return max_.value() - min_.value(); }
+    explicit WindowRange(const std::vector<double>& values) : v_(values), range_(values.size()) {}
+    void clear() { range_.clear(); }
+    void push(std::size_t k) { range_.push(k, v_[k]); }
+    void pop(std::size_t k) { range_.expire_before(k + 1); } // k is the oldest index in the window
+    double range() const { return range_.max() - range_.min(); }
     double range_with(std::size_t k) const {
-        return std::max(max_.value(), v_[k]) - std::min(min_.value(), v_[k]);
+        return std::max(range_.max(), v_[k]) - std::min(range_.min(), v_[k]);
     }
 
 private:
     const std::vector<double>& v_;
-    SlidingExtremum<false> min_;
-    SlidingExtremum<true> max_;
+    SlidingRange range_;
 };
 
 // Salvucci & Goldberg's I-DT in O(n): a window of at least min_fixation_ms whose dispersion

@@ -48,9 +48,7 @@ const FeatureInfo kCatalog[kFeatureCount] = {
     {"gaze_range_y", "input units", "range (max - min) of the vertical gaze position"},
 };
 
-// Double-double arithmetic (Dekker, Knuth two-sum): prefix sums over a whole trace keep the window
-// sums accurate to the window's own magnitude, so a constant window has a standard deviation of
-// exactly 0 rather than the rounding residue of the trace's total.
+// Double-double arithmetic (Dekker; Knuth's two-sum), used per window.
 struct DoubleDouble {
     double hi = 0, lo = 0;
 };
@@ -81,77 +79,138 @@ DoubleDouble operator/(DoubleDouble a, double b) {
     return two_sum(q, (r.hi + r.lo) / b);
 }
 
-// Prefix sums of a series with missing (NaN) entries, centred on the series mean.
-class PrefixMoments {
-public:
-    explicit PrefixMoments(const std::vector<double>& v)
-        : count_(v.size() + 1), sum_(v.size() + 1), sq_(v.size() + 1) {
-        double total = 0, valid = 0;
-        for (double x : v)
-            if (!std::isnan(x)) {
-                total += x;
-                ++valid;
-            }
-        ref_ = valid > 0 ? total / valid : 0;
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            const bool ok = !std::isnan(v[i]);
-            const double d = ok ? v[i] - ref_ : 0;
-            const double p = d * d;
-            count_[i + 1] = count_[i] + (ok ? 1 : 0);
-            sum_[i + 1] = sum_[i] + DoubleDouble{d, 0};
-            sq_[i + 1] = sq_[i] + DoubleDouble{p, std::fma(d, d, -p)};
-        }
+// Running count, sum and sum of squares of a series centred on a reference value, each sum kept in
+// twice the working precision by cascaded summation (Ogita, Rump & Oishi's Sum2: the rounding error
+// of every addition is collected separately, off the critical path). The difference of two running
+// states is then accurate to the window's own magnitude, whatever came before it, so window means
+// and standard deviations are as exact as a two-pass computation over the window, and a constant
+// window has a standard deviation of exactly 0.
+struct RunningMoments {
+    double count = 0;
+    DoubleDouble sum, sq;
+
+    void add(double d) {
+        const DoubleDouble s = two_sum(sum.hi, d);
+        sum.hi = s.hi;
+        sum.lo += s.lo;
+        const double p = d * d;
+        const DoubleDouble q = two_sum(sq.hi, p);
+        sq.hi = q.hi;
+        sq.lo += q.lo + std::fma(d, d, -p);
+        count += 1;
     }
-    double count(std::size_t lo, std::size_t hi) const { return count_[hi] - count_[lo]; }
-    double sum(std::size_t lo, std::size_t hi) const {
-        const DoubleDouble s = sum_[hi] - sum_[lo];
-        return s.hi + s.lo + ref_ * count(lo, hi);
-    }
-    double mean(std::size_t lo, std::size_t hi) const {
-        const double c = count(lo, hi);
-        if (c <= 0)
+};
+
+// The moments of the values between two running states.
+struct WindowMoments {
+    double count, ref;
+    DoubleDouble sum, sq; // of the centred values
+
+    WindowMoments(const RunningMoments& from, const RunningMoments& to, double reference)
+        : count(to.count - from.count), ref(reference), sum(to.sum - from.sum), sq(to.sq - from.sq) {}
+    double total() const { return ref * count + (sum.hi + sum.lo); }
+    double mean() const {
+        if (count <= 0)
             return 0;
-        const DoubleDouble s = (sum_[hi] - sum_[lo]) / c;
-        return ref_ + (s.hi + s.lo);
+        const DoubleDouble m = sum / count;
+        return ref + (m.hi + m.lo);
     }
-    // Population standard deviation: sqrt((S2 - S1^2 / c) / c) in double-double.
-    double sd(std::size_t lo, std::size_t hi) const {
-        const double c = count(lo, hi);
-        if (c <= 1)
+    // Population standard deviation: sqrt((S2 - S1^2 / n) / n), in double-double.
+    double sd() const {
+        if (count <= 1)
             return 0;
-        const DoubleDouble s1 = sum_[hi] - sum_[lo], s2 = sq_[hi] - sq_[lo];
-        const DoubleDouble var = (s2 - (s1 * s1) / c) / c;
+        const DoubleDouble var = (sq - (sum * sum) / count) / count;
         return std::sqrt(std::max(0.0, var.hi + var.lo));
     }
-
-private:
-    std::vector<double> count_;
-    std::vector<DoubleDouble> sum_, sq_;
-    double ref_ = 0;
 };
 
-// A series (NaN = missing) with its window moments, minimum and maximum.
-struct Tracked {
-    explicit Tracked(const std::vector<double>& values)
-        : v(values), moments(values), min(values.data()), max(values.data()) {}
-    // Moves the window to [lo, hi); `pushed` is the first index not yet offered to the queues.
-    void advance(std::size_t lo, std::size_t hi) {
-        for (; pushed < hi; ++pushed)
-            if (!std::isnan(v[pushed])) {
-                min.push(pushed);
-                max.push(pushed);
-            }
-        min.expire_before(lo);
-        max.expire_before(lo);
+// A series read with a stride (a field of the sample rows, or a vector of event values); NaN entries
+// are missing and skipped.
+struct Series {
+    const double* values;
+    std::size_t stride, size;
+    double operator[](std::size_t i) const { return values[i * stride]; }
+};
+
+double mean_of(Series v) {
+    double total = 0, count = 0;
+    for (std::size_t i = 0; i < v.size; ++i)
+        if (!std::isnan(v[i])) {
+            total += v[i];
+            ++count;
+        }
+    return count > 0 ? total / count : 0;
+}
+
+// Window ranges [lo[w], hi[w]) of indices into a series (both non-decreasing in w).
+struct Ranges {
+    std::vector<std::size_t> lo, hi;
+};
+
+// The moments of `v` over every window range, in one pass over the series: the running state is
+// recorded when the pass reaches each window's ends, so the cost is O(size + windows) and no prefix
+// array of the series' size is stored.
+std::vector<WindowMoments> window_moments(Series v, const Ranges& r, const CancelCheck& cancel) {
+    const std::size_t windows = r.lo.size();
+    const double ref = mean_of(v); // centring keeps the squares small
+    std::vector<RunningMoments> at_lo(windows), at_hi(windows);
+    RunningMoments run;
+    std::size_t next_lo = 0, next_hi = 0;
+    for (std::size_t i = 0;; ++i) {
+        cancel.poll(i);
+        while (next_lo < windows && r.lo[next_lo] == i)
+            at_lo[next_lo++] = run;
+        while (next_hi < windows && r.hi[next_hi] == i)
+            at_hi[next_hi++] = run;
+        if (i == v.size)
+            break;
+        if (!std::isnan(v[i]))
+            run.add(v[i] - ref);
     }
-    double lowest() const { return min.empty() ? 0 : min.value(); }
-    double highest() const { return max.empty() ? 0 : max.value(); }
-    const std::vector<double>& v;
-    PrefixMoments moments;
-    SlidingExtremum<false> min;
-    SlidingExtremum<true> max;
-    std::size_t pushed = 0;
+    std::vector<WindowMoments> out;
+    out.reserve(windows);
+    for (std::size_t w = 0; w < windows; ++w)
+        out.emplace_back(at_lo[w], at_hi[w], ref);
+    return out;
+}
+
+// The minimum and maximum of `v` over every window range (0 for a window without values).
+struct Extremes {
+    std::vector<double> min, max;
 };
+
+Extremes window_extremes(Series v, const Ranges& r, const CancelCheck& cancel) {
+    const std::size_t windows = r.lo.size();
+    SlidingRange range(v.size);
+    Extremes out{std::vector<double>(windows), std::vector<double>(windows)};
+    std::size_t pushed = 0;
+    for (std::size_t w = 0; w < windows; ++w) {
+        cancel.poll(w);
+        for (; pushed < r.hi[w]; ++pushed)
+            if (!std::isnan(v[pushed]))
+                range.push(pushed, v[pushed]);
+        range.expire_before(r.lo[w]);
+        out.min[w] = range.empty() ? 0 : range.min();
+        out.max[w] = range.empty() ? 0 : range.max();
+    }
+    return out;
+}
+
+// For sorted times, the index ranges of the values in [start[w], start[w] + length).
+Ranges ranges_by_time(Series times, const std::vector<double>& start, double length) {
+    Ranges r{std::vector<std::size_t>(start.size()), std::vector<std::size_t>(start.size())};
+    std::size_t lo = 0, hi = 0;
+    for (std::size_t w = 0; w < start.size(); ++w) {
+        while (lo < times.size && times[lo] < start[w])
+            ++lo;
+        hi = std::max(hi, lo);
+        while (hi < times.size && times[hi] < start[w] + length)
+            ++hi;
+        r.lo[w] = lo;
+        r.hi[w] = hi;
+    }
+    return r;
+}
 
 struct Fixations {
     std::vector<double> start, end, duration, sigma_x, sigma_y;
@@ -162,6 +221,10 @@ struct Saccades {
 struct Blinks {
     std::vector<double> start, duration;
 };
+
+Series series(const std::vector<double>& v) {
+    return {v.data(), 1, v.size()};
+}
 
 double nan_to_zero(double v) {
     return std::isnan(v) ? 0 : v;
@@ -177,16 +240,6 @@ double median_interval(const GazeSample* s, std::size_t n) {
     auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
     std::nth_element(gaps.begin(), mid, gaps.end());
     return *mid;
-}
-
-// Advances [lo, hi) over a sorted array to the values in [from, to).
-void advance_range(const std::vector<double>& sorted, double from, double to, std::size_t& lo,
-                   std::size_t& hi) {
-    while (lo < sorted.size() && sorted[lo] < from)
-        ++lo;
-    hi = std::max(hi, lo);
-    while (hi < sorted.size() && sorted[hi] < to)
-        ++hi;
 }
 
 } // namespace
@@ -225,17 +278,15 @@ FeatureTable feature_windows(const GazeSample* s, std::size_t n, const std::vect
                             " are allowed");
     const std::size_t count = static_cast<std::size_t>(windows);
 
-    // Samples: time, missing flags, coordinates and pupil (NaN when missing).
-    std::vector<double> t(n), missing(n), xs(n), ys(n), pupil(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        t[i] = s[i].t_ms;
+    out.start_ms.resize(count);
+    for (std::size_t w = 0; w < count; ++w)
+        out.start_ms[w] = t0 + static_cast<double>(w) * p.step_ms;
+
+    // Samples, read in place: times, gaze, pupil, and a 0/1 series marking missing gaze.
+    const Series times{&s[0].t_ms, 4, n}, xs{&s[0].x, 4, n}, ys{&s[0].y, 4, n}, pupils{&s[0].pupil, 4, n};
+    std::vector<double> missing(n);
+    for (std::size_t i = 0; i < n; ++i)
         missing[i] = has_gaze(s[i]) ? 0 : 1;
-        xs[i] = s[i].x;
-        ys[i] = s[i].y;
-        pupil[i] = s[i].pupil;
-    }
-    const PrefixMoments missing_rows(missing);
-    Tracked gx(xs), gy(ys), gp(pupil);
 
     Fixations fix;
     Saccades sac;
@@ -267,82 +318,88 @@ FeatureTable feature_windows(const GazeSample* s, std::size_t n, const std::vect
         while (j < n && missing[j])
             ++j;
         if (j < n) {
-            const double d = t[j] - t[i];
+            const double d = s[j].t_ms - s[i].t_ms;
             if (d >= p.blink_min_ms && d <= p.blink_max_ms) {
-                blink.start.push_back(t[i]);
+                blink.start.push_back(s[i].t_ms);
                 blink.duration.push_back(d);
             }
         }
         i = j;
     }
-    Tracked fix_duration(fix.duration), amplitude(sac.amplitude), peak(sac.peak_velocity);
-    const PrefixMoments fix_sx(fix.sigma_x), fix_sy(fix.sigma_y), sac_duration(sac.duration),
-        sac_mean(sac.mean_velocity), sac_large(sac.large), sac_right(sac.rightward),
-        blink_duration(blink.duration);
 
-    out.start_ms.resize(count);
+    // Every statistic over every window, one series at a time.
+    const Ranges rows = ranges_by_time(times, out.start_ms, p.window_ms);
+    const Ranges fr = ranges_by_time(series(fix.start), out.start_ms, p.window_ms);
+    const Ranges sr = ranges_by_time(series(sac.start), out.start_ms, p.window_ms);
+    const Ranges br = ranges_by_time(series(blink.start), out.start_ms, p.window_ms);
+    const auto missing_m = window_moments(series(missing), rows, cancel);
+    const auto x_m = window_moments(xs, rows, cancel), y_m = window_moments(ys, rows, cancel);
+    const auto pupil_m = window_moments(pupils, rows, cancel);
+    const Extremes x_e = window_extremes(xs, rows, cancel), y_e = window_extremes(ys, rows, cancel);
+    const Extremes pupil_e = window_extremes(pupils, rows, cancel);
+    const auto fix_duration = window_moments(series(fix.duration), fr, cancel);
+    const auto fix_sx = window_moments(series(fix.sigma_x), fr, cancel);
+    const auto fix_sy = window_moments(series(fix.sigma_y), fr, cancel);
+    const Extremes fix_duration_e = window_extremes(series(fix.duration), fr, cancel);
+    const auto sac_duration = window_moments(series(sac.duration), sr, cancel);
+    const auto amplitude = window_moments(series(sac.amplitude), sr, cancel);
+    const auto peak = window_moments(series(sac.peak_velocity), sr, cancel);
+    const auto sac_mean = window_moments(series(sac.mean_velocity), sr, cancel);
+    const auto large = window_moments(series(sac.large), sr, cancel);
+    const auto right = window_moments(series(sac.rightward), sr, cancel);
+    const Extremes amplitude_e = window_extremes(series(sac.amplitude), sr, cancel);
+    const Extremes peak_e = window_extremes(series(sac.peak_velocity), sr, cancel);
+    const auto blink_duration = window_moments(series(blink.duration), br, cancel);
+
     out.values.resize(count * kFeatureCount);
-    std::size_t r0 = 0, r1 = 0, f0 = 0, f1 = 0, s0 = 0, s1 = 0, b0 = 0, b1 = 0;
     const double seconds = p.window_ms / 1000;
     for (std::size_t w = 0; w < count; ++w) {
-        cancel.poll(w);
-        const double from = t0 + static_cast<double>(w) * p.step_ms, to = from + p.window_ms;
-        out.start_ms[w] = from;
-        advance_range(t, from, to, r0, r1);
-        advance_range(fix.start, from, to, f0, f1);
-        advance_range(sac.start, from, to, s0, s1);
-        advance_range(blink.start, from, to, b0, b1);
-        gx.advance(r0, r1);
-        gy.advance(r0, r1);
-        gp.advance(r0, r1);
-        fix_duration.advance(f0, f1);
-        amplitude.advance(s0, s1);
-        peak.advance(s0, s1);
-
-        const double nf = static_cast<double>(f1 - f0), ns = static_cast<double>(s1 - s0);
+        const double from = out.start_ms[w], to = from + p.window_ms;
+        const std::size_t f0 = fr.lo[w], f1 = fr.hi[w];
+        const double nf = static_cast<double>(f1 - f0), ns = static_cast<double>(sr.hi[w] - sr.lo[w]);
         // Fixations are disjoint and sorted: the covered time is the sum of those starting inside,
         // less the part of the last one beyond the window, plus the tail of one started before it.
-        double covered = fix_duration.moments.sum(f0, f1);
+        double covered = fix_duration[w].total();
         if (f1 > f0)
             covered -= std::max(0.0, fix.end[f1 - 1] - to);
         if (f0 > 0)
             covered += std::max(0.0, std::min(fix.end[f0 - 1], to) - from);
-        const double rows = static_cast<double>(r1 - r0);
+        const double rows_in = static_cast<double>(rows.hi[w] - rows.lo[w]);
 
         double* v = &out.values[w * kFeatureCount];
         v[0] = nf;
         v[1] = nf / seconds;
-        v[2] = fix_duration.moments.mean(f0, f1);
-        v[3] = fix_duration.moments.sd(f0, f1);
-        v[4] = fix_duration.lowest();
-        v[5] = fix_duration.highest();
+        v[2] = fix_duration[w].mean();
+        v[3] = fix_duration[w].sd();
+        v[4] = fix_duration_e.min[w];
+        v[5] = fix_duration_e.max[w];
         v[6] = covered / p.window_ms;
-        v[7] = fix_sx.mean(f0, f1);
-        v[8] = fix_sy.mean(f0, f1);
+        v[7] = fix_sx[w].mean();
+        v[8] = fix_sy[w].mean();
         v[9] = ns;
         v[10] = ns / seconds;
-        v[11] = sac_duration.mean(s0, s1);
-        v[12] = amplitude.moments.mean(s0, s1);
-        v[13] = amplitude.moments.sd(s0, s1);
-        v[14] = amplitude.highest();
-        v[15] = peak.moments.mean(s0, s1);
-        v[16] = peak.moments.sd(s0, s1);
-        v[17] = peak.highest();
-        v[18] = sac_mean.mean(s0, s1);
-        v[19] = sac_large.mean(s0, s1);
-        v[20] = sac_right.mean(s0, s1);
+        v[11] = sac_duration[w].mean();
+        v[12] = amplitude[w].mean();
+        v[13] = amplitude[w].sd();
+        v[14] = amplitude_e.max[w];
+        v[15] = peak[w].mean();
+        v[16] = peak[w].sd();
+        v[17] = peak_e.max[w];
+        v[18] = sac_mean[w].mean();
+        v[19] = large[w].mean();
+        v[20] = right[w].mean();
         v[21] = nf > 0 ? ns / nf : 0;
-        v[22] = rows > 0 ? missing_rows.sum(r0, r1) / rows : 0;
-        v[23] = static_cast<double>(b1 - b0) / seconds;
-        v[24] = blink_duration.mean(b0, b1);
-        v[25] = gp.moments.mean(r0, r1);
-        v[26] = gp.moments.sd(r0, r1);
-        v[27] = gp.lowest();
-        v[28] = gp.highest();
-        v[29] = gx.moments.sd(r0, r1);
-        v[30] = gy.moments.sd(r0, r1);
-        v[31] = gx.highest() - gx.lowest();
-        v[32] = gy.highest() - gy.lowest();
+        v[22] = rows_in > 0 ? missing_m[w].total() / rows_in : 0;
+        v[23] = static_cast<double>(br.hi[w] - br.lo[w]) / seconds;
+        v[24] = blink_duration[w].mean();
+        v[25] = pupil_m[w].mean();
+        v[26] = pupil_m[w].sd();
+        v[27] = pupil_e.min[w];
+        v[28] = pupil_e.max[w];
+        v[29] = x_m[w].sd();
+        v[30] = y_m[w].sd();
+        v[31] = x_e.max[w] - x_e.min[w];
+        v[32] = y_e.max[w] - y_e.min[w];
     }
     return out;
 }
