@@ -418,8 +418,4 @@ const char* to_string(SampleLabel label) {
     return "?";
 }
 
-const char* to_string(EventType type) {
-    return type == EventType::Fixation ? "fixation" : "saccade";
-}
-
 } // namespace gazepriv::core

@@ -92,7 +92,6 @@ std::vector<GazeEvent> detect_events(const GazeSample* samples, std::size_t n, c
 // sample take its type; other rows are missing (no gaze) or unclassified.
 enum class SampleLabel : std::uint8_t { Missing = 0, Unclassified = 1, Fixation = 2, Saccade = 3 };
 const char* to_string(SampleLabel label);
-const char* to_string(EventType type);
 
 } // namespace gazepriv::core
 

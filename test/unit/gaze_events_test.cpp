@@ -356,10 +356,9 @@ TEST(GazeEvents, CancellationStopsLongTraces) {
     EXPECT_THROW(detect_events(s.data(), s.size(), ivt(1), cancel), Cancelled);
 }
 
-TEST(GazeEvents, LabelsAndTypesHaveNames) {
+TEST(GazeEvents, LabelsHaveNames) {
     EXPECT_STREQ(to_string(SampleLabel::Missing), "missing");
     EXPECT_STREQ(to_string(SampleLabel::Unclassified), "unclassified");
     EXPECT_STREQ(to_string(SampleLabel::Fixation), "fixation");
     EXPECT_STREQ(to_string(SampleLabel::Saccade), "saccade");
-    EXPECT_STREQ(to_string(EventType::Saccade), "saccade");
 }
