@@ -132,14 +132,12 @@ struct Series {
     double operator[](std::size_t i) const { return values[i * stride]; }
 };
 
-double mean_of(Series v) {
-    double total = 0, count = 0;
+// A value to centre the series on: its first valid one (the series' values are of one magnitude).
+double reference_of(Series v) {
     for (std::size_t i = 0; i < v.size; ++i)
-        if (!std::isnan(v[i])) {
-            total += v[i];
-            ++count;
-        }
-    return count > 0 ? total / count : 0;
+        if (!std::isnan(v[i]))
+            return v[i];
+    return 0;
 }
 
 // Window ranges [lo[w], hi[w]) of indices into a series (both non-decreasing in w).
@@ -152,7 +150,7 @@ struct Ranges {
 // array of the series' size is stored.
 std::vector<WindowMoments> window_moments(Series v, const Ranges& r, const CancelCheck& cancel) {
     const std::size_t windows = r.lo.size();
-    const double ref = mean_of(v); // centring keeps the squares small
+    const double ref = reference_of(v); // centring keeps the squares small
     std::vector<RunningMoments> at_lo(windows), at_hi(windows);
     RunningMoments run;
     std::size_t next_lo = 0, next_hi = 0;
@@ -282,7 +280,7 @@ FeatureTable feature_windows(const GazeSample* s, std::size_t n, const std::vect
     for (std::size_t w = 0; w < count; ++w)
         out.start_ms[w] = t0 + static_cast<double>(w) * p.step_ms;
 
-    // Samples, read in place: times, gaze, pupil, and a 0/1 series marking missing gaze.
+    // Samples, read in place (x and y are missing together); missing gaze as a 0/1 series for blinks.
     const Series times{&s[0].t_ms, 4, n}, xs{&s[0].x, 4, n}, ys{&s[0].y, 4, n}, pupils{&s[0].pupil, 4, n};
     std::vector<double> missing(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -332,7 +330,6 @@ FeatureTable feature_windows(const GazeSample* s, std::size_t n, const std::vect
     const Ranges fr = ranges_by_time(series(fix.start), out.start_ms, p.window_ms);
     const Ranges sr = ranges_by_time(series(sac.start), out.start_ms, p.window_ms);
     const Ranges br = ranges_by_time(series(blink.start), out.start_ms, p.window_ms);
-    const auto missing_m = window_moments(series(missing), rows, cancel);
     const auto x_m = window_moments(xs, rows, cancel), y_m = window_moments(ys, rows, cancel);
     const auto pupil_m = window_moments(pupils, rows, cancel);
     const Extremes x_e = window_extremes(xs, rows, cancel), y_e = window_extremes(ys, rows, cancel);
@@ -389,7 +386,7 @@ FeatureTable feature_windows(const GazeSample* s, std::size_t n, const std::vect
         v[19] = large[w].mean();
         v[20] = right[w].mean();
         v[21] = nf > 0 ? ns / nf : 0;
-        v[22] = rows_in > 0 ? missing_m[w].total() / rows_in : 0;
+        v[22] = rows_in > 0 ? 1 - x_m[w].count / rows_in : 0;
         v[23] = static_cast<double>(br.hi[w] - br.lo[w]) / seconds;
         v[24] = blink_duration[w].mean();
         v[25] = pupil_m[w].mean();
