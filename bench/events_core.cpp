@@ -126,10 +126,8 @@ double scan(const Trace& t) {
 }
 
 void report(const char* dataset, const std::vector<Trace>& traces, const DetectorParams& ivt,
-            const DetectorParams& idt, double large_saccade) {
+            const DetectorParams& idt, const FeatureParams& fp, const char* features) {
     const CancelCheck cancel;
-    FeatureParams fp;
-    fp.large_saccade = large_saccade;
     const double baseline = rate(traces, scan);
     struct Row {
         const char* name;
@@ -147,12 +145,11 @@ void report(const char* dataset, const std::vector<Trace>& traces, const Detecto
          rate(traces, [&](const Trace& t) { return detect_events(t.data(), t.size(), ivt, cancel).size(); })},
         {"I-DT events",
          rate(traces, [&](const Trace& t) { return detect_events(t.data(), t.size(), idt, cancel).size(); })},
-        {"I-VT events + features (30 s / 0.5 s)",
-         rate(traces,
-              [&](const Trace& t) {
-                  const auto e = detect_events(t.data(), t.size(), ivt, cancel);
-                  return feature_windows(t.data(), t.size(), e, fp, cancel).values.size();
-              })},
+        {features, rate(traces,
+                        [&](const Trace& t) {
+                            const auto e = detect_events(t.data(), t.size(), ivt, cancel);
+                            return feature_windows(t.data(), t.size(), e, fp, cancel).values.size();
+                        })},
     };
     std::printf("\n%s: %zu traces, %zu samples\n\n", dataset, traces.size(), total(traces));
     std::printf("| step | M samples/s | vs baseline |\n|---|---:|---:|\n");
@@ -180,10 +177,19 @@ int main() {
     idt.min_fixation_ms = 100;
     idt.gap_fill_ms = 75;
     ivt.geometry = idt.geometry = screen_geometry(1280, 1024, 1040, 580, 1370, NAN, NAN);
-    report("Uniss-FGD (300 Hz, screen geometry)", uniss, ivt, idt, 5);
+    // Uniss traces last 3 s (one image): 1 s windows every 0.25 s; Hoppe: MPIIDPEye's 30 s every 0.5 s.
+    FeatureParams short_windows;
+    short_windows.large_saccade = 5;
+    short_windows.window_ms = 1000;
+    short_windows.step_ms = 250;
+    report("Uniss-FGD (300 Hz, screen geometry)", uniss, ivt, idt, short_windows,
+           "I-VT events + features (1 s / 0.25 s)");
     ivt.geometry = idt.geometry = camera_geometry(60, 46, 1, 1);
     ivt.velocity_window_ms = 0;
     idt.dispersion_threshold = 3;
-    report("Hoppe 2018 (60 Hz, scene camera 60 x 46 degrees)", hoppe, ivt, idt, 5);
+    FeatureParams mpiidpeye;
+    mpiidpeye.large_saccade = 5;
+    report("Hoppe 2018 (60 Hz, scene camera 60 x 46 degrees)", hoppe, ivt, idt, mpiidpeye,
+           "I-VT events + features (30 s / 0.5 s)");
     return 0;
 }
