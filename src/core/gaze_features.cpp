@@ -386,7 +386,7 @@ FeatureTable feature_windows(const GazeSample* s, std::size_t n, const std::vect
         v[19] = large[w].mean();
         v[20] = right[w].mean();
         v[21] = nf > 0 ? ns / nf : 0;
-        v[22] = rows_in > 0 ? 1 - x_m[w].count / rows_in : 0;
+        v[22] = rows_in > 0 ? (rows_in - x_m[w].count) / rows_in : 0;
         v[23] = static_cast<double>(br.hi[w] - br.lo[w]) / seconds;
         v[24] = blink_duration[w].mean();
         v[25] = pupil_m[w].mean();
