@@ -152,14 +152,13 @@ void ivt_runs(const Working& w, const DetectorParams& p, std::vector<Run>& runs,
 // Range (max - min) of one coordinate over a window of sample indices that only moves forward.
 class WindowRange {
 public:
-    explicit WindowRange(const std::vector<double>& values) : v_(values), range_(values.size()) {}
-    void clear() { range_.clear(); }
-    void push(std::size_t k) { range_.push(k, v_[k]); }
-    void pop(std::size_t k) { range_.expire_before(k + 1); } // k is the oldest index in the window
-    double range() const { return range_.max() - range_.min(); }
-    double range_with(std::size_t k) const {
-        return std::max(range_.max(), v_[k]) - std::min(range_.min(), v_[k]);
-    }
+    explicit WindowRange(const std::vector<double>& values)
+        : v_(values), range_(values.data(), 1, values.size()) {}
+    void start_at(std::size_t k) { range_.reset(k); }
+    void push(std::size_t k) { range_.extend_to(k + 1); }
+    void pop(std::size_t k) { range_.shrink_from(k + 1); } // k is the oldest index in the window
+    double range() { return range_.max() - range_.min(); }
+    double range_with(std::size_t k) { return std::max(range_.max(), v_[k]) - std::min(range_.min(), v_[k]); }
 
 private:
     const std::vector<double>& v_;
@@ -186,15 +185,15 @@ void idt_runs(const GazeSample* s, const Working& w, const DetectorParams& p, st
     for (std::size_t seg = 0; seg + 1 < w.segment_begin.size(); ++seg) {
         const std::size_t begin = w.segment_begin[seg], end = w.segment_begin[seg + 1];
         if (end - begin < 2)
-            continue; // a lone sample: unclassified
-        rx.clear();
-        ry.clear();
+            continue;                  // a lone sample: unclassified
         std::size_t gap_start = begin; // first sample not yet in an event
         std::size_t i = begin, hi = begin;
         bool empty = true; // nothing pushed for the current i
         while (i < end) {
             cancel.poll(i);
             if (empty) {
+                rx.start_at(i);
+                ry.start_at(i);
                 rx.push(i);
                 ry.push(i);
                 hi = i;
@@ -217,8 +216,6 @@ void idt_runs(const GazeSample* s, const Working& w, const DetectorParams& p, st
                     runs.push_back({EventType::Saccade, gap_start, i - 1, seg});
                 runs.push_back({EventType::Fixation, i, hi, seg});
                 i = gap_start = hi + 1;
-                rx.clear();
-                ry.clear();
                 empty = true;
             } else {
                 rx.pop(i);

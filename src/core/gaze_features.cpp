@@ -179,17 +179,15 @@ struct Extremes {
 
 Extremes window_extremes(Series v, const Ranges& r, const CancelCheck& cancel) {
     const std::size_t windows = r.lo.size();
-    SlidingRange range(v.size);
+    SlidingRange range(v.values, v.stride, v.size);
     Extremes out{std::vector<double>(windows), std::vector<double>(windows)};
-    std::size_t pushed = 0;
     for (std::size_t w = 0; w < windows; ++w) {
         cancel.poll(w);
-        for (; pushed < r.hi[w]; ++pushed)
-            if (!std::isnan(v[pushed]))
-                range.push(pushed, v[pushed]);
-        range.expire_before(r.lo[w]);
-        out.min[w] = range.empty() ? 0 : range.min();
-        out.max[w] = range.empty() ? 0 : range.max();
+        range.extend_to(r.hi[w]);
+        range.shrink_from(r.lo[w]);
+        const double lo = range.min(), hi = range.max();
+        out.min[w] = std::isinf(lo) ? 0 : lo;
+        out.max[w] = std::isinf(hi) ? 0 : hi;
     }
     return out;
 }
