@@ -75,7 +75,7 @@ BEGIN
 END $$;
 
 -- Labels every sample of `traces` (whose key columns are `keys`) with detector d, then compares.
-CREATE FUNCTION agreement_of(dataset text, name text, d gazepriv.event_detector, traces regclass,
+CREATE FUNCTION agreement_of(dataset_name text, name text, d gazepriv.event_detector, traces regclass,
                              tracker regclass, keys text)
 RETURNS TABLE (dataset text, detector text, samples bigint, kappa numeric, f1_fixation numeric,
                f1_saccade numeric, kappa_fs numeric) LANGUAGE plpgsql AS $$
@@ -83,13 +83,14 @@ BEGIN
     DROP TABLE IF EXISTS labels;
     EXECUTE format('CREATE TEMP TABLE labels AS SELECT %s, l.t_ms, l.label FROM %s s, gazepriv.label_samples(s.trace, $1) l',
                    keys, traces) USING d;
-    RETURN QUERY SELECT agreement_of.dataset, name, a.* FROM agreement('labels', tracker, keys || ', t_ms') a;
+    RETURN QUERY SELECT dataset_name, name, a.* FROM agreement('labels', tracker, keys || ', t_ms') a;
 END $$;
 SQL
 
 echo "## Agreement with the trackers' labels (all samples; kappa_fs: only samples the tracker labels F or S)"
 echo
 psql -P format=aligned <<'SQL'
+SET client_min_messages = warning;
 \set screen 'gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370)'
 \set camera 'gazepriv.camera_geometry(60, 46)'
 \set uniss '\'uniss_traces\', \'uniss_samples\', \'participant, stimulus\''
