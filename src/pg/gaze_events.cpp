@@ -162,18 +162,20 @@ Datum detector_datum(FunctionCallInfo fcinfo, core::DetectionMethod method) {
 }
 
 struct Detected {
+    pg::TraceView trace;
     core::GazeEvent* events;
     std::size_t count;
+    ReturnSetInfo* rows; // the materialised result, initialised
 };
 
 // Runs the detector; the events are copied into palloc'd memory so that no C++ object outlives it.
-Detected detect(pg::TraceView t, const core::DetectorParams& p) {
+void detect(Detected& d, const core::DetectorParams& p) {
     const std::vector<core::GazeEvent> events =
-        core::detect_events(t.samples, t.count, p, core::CancelCheck(pg::interrupt_pending));
-    auto* out =
+        core::detect_events(d.trace.samples, d.trace.count, p, core::CancelCheck(pg::interrupt_pending));
+    d.events =
         static_cast<core::GazeEvent*>(pg::palloc_or_throw(events.size() * sizeof(core::GazeEvent) + 1));
-    std::memcpy(out, events.data(), events.size() * sizeof(core::GazeEvent));
-    return {out, events.size()};
+    std::memcpy(d.events, events.data(), events.size() * sizeof(core::GazeEvent));
+    d.count = events.size();
 }
 
 } // namespace
@@ -215,13 +217,24 @@ GAZEPRIV_FUNCTION(idt) {
     return detector_datum(fcinfo, core::DetectionMethod::DispersionThreshold);
 }
 
-GAZEPRIV_FUNCTION(detect_events) { // STRICT
-    const pg::TraceView trace = pg::trace_arg(fcinfo, 0);
-    const core::DetectorParams params = pg::detector_arg(fcinfo, 1);
-    const Detected d = detect(trace, params);
+namespace {
 
+// The common start of detect_events and label_samples: the arguments (trace, detector), the events,
+// and the result set to fill.
+Detected detect_from_arguments(FunctionCallInfo fcinfo) {
+    Detected d;
+    d.trace = pg::trace_arg(fcinfo, 0);
+    const core::DetectorParams params = pg::detector_arg(fcinfo, 1);
+    detect(d, params);
     InitMaterializedSRF(fcinfo, 0);
-    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    d.rows = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    return d;
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(detect_events) { // STRICT
+    const Detected d = detect_from_arguments(fcinfo);
     const Datum fixation = CStringGetTextDatum("fixation"), saccade = CStringGetTextDatum("saccade");
     for (std::size_t i = 0; i < d.count; ++i) {
         if ((i & 1023) == 0)
@@ -240,18 +253,14 @@ GAZEPRIV_FUNCTION(detect_events) { // STRICT
                                     e.mean_velocity, e.profile_a,  e.profile_b, e.profile_c};
         for (int k = 0; k < 14; ++k)
             v[6 + k] = float8_or_null(numbers[k], n[6 + k]);
-        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+        tuplestore_putvalues(d.rows->setResult, d.rows->setDesc, v, n);
     }
     return (Datum)0;
 }
 
 GAZEPRIV_FUNCTION(label_samples) { // STRICT
-    const pg::TraceView trace = pg::trace_arg(fcinfo, 0);
-    const core::DetectorParams params = pg::detector_arg(fcinfo, 1);
-    const Detected d = detect(trace, params);
-
-    InitMaterializedSRF(fcinfo, 0);
-    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    const Detected d = detect_from_arguments(fcinfo);
+    const pg::TraceView& trace = d.trace;
     Datum labels[4];
     for (core::SampleLabel l : {core::SampleLabel::Missing, core::SampleLabel::Unclassified,
                                 core::SampleLabel::Fixation, core::SampleLabel::Saccade})
@@ -277,7 +286,7 @@ GAZEPRIV_FUNCTION(label_samples) { // STRICT
         v[3] = labels[static_cast<int>(label)];
         v[4] = Int32GetDatum(static_cast<int32>(next + 1));
         n[4] = !inside;
-        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+        tuplestore_putvalues(d.rows->setResult, d.rows->setDesc, v, n);
     }
     return (Datum)0;
 }
