@@ -1,6 +1,6 @@
-// gazepriv.gaze_trace: the type (text input and output) and the make_trace aggregate that builds one
-// per group of sample rows. The aggregate's state is the type itself (spare capacity at its end), so
-// partial states travel between parallel workers, and Citus nodes as text, without serial functions.
+// gazepriv.gaze_trace: the type (text input and output, trace_samples) and the make_trace aggregate that
+// builds one per group of sample rows. The aggregate's state is the type itself (spare capacity at its end),
+// so partial states travel between parallel workers, and Citus nodes as text, without serial functions.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
