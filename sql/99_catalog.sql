@@ -7,7 +7,7 @@ UNION ALL
 SELECT 'type without comment: ' || t.oid::regtype
 FROM pg_type t LEFT JOIN pg_description d ON d.objoid = t.oid AND d.classoid = 'pg_type'::regclass
 WHERE t.typnamespace = 'gazepriv'::regnamespace AND t.typtype IN ('b', 'c', 'e', 'd') AND t.typrelid = 0
-  AND t.typcategory <> 'A'
+  AND t.typcategory <> 'A' -- the array types PostgreSQL creates for every type
   AND d.description IS NULL
 UNION ALL
 SELECT 'relation without comment: ' || c.oid::regclass

@@ -1,0 +1,227 @@
+// gazepriv.gaze_trace: the type (text input and output, trace_samples) and the make_trace aggregate that
+// builds one per group of sample rows. The aggregate's state is the type itself (spare capacity at its end),
+// so partial states travel between parallel workers, and Citus nodes as text, without serial functions.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/gaze_trace.hpp"
+#include "pg/gaze_trace.hpp"
+#include "pg/guard.hpp"
+#include "pg/memory.hpp"
+
+extern "C" {
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace gazepriv;
+using pg::TraceDatum;
+
+namespace {
+
+constexpr std::size_t kHeader = offsetof(TraceDatum, samples);
+constexpr std::size_t kMaxSamples = (MaxAllocSize - kHeader) / sizeof(core::GazeSample);
+constexpr std::size_t kInitialCapacity = 64;
+
+std::size_t capacity(const TraceDatum* t) {
+    return (VARSIZE(t) - kHeader) / sizeof(core::GazeSample);
+}
+
+bool canonical(const TraceDatum* t) {
+    return (t->flags & pg::kTraceCanonical) != 0;
+}
+
+// A new trace with room for `room` samples, in the current memory context; never longjmps.
+TraceDatum* new_trace(std::size_t room) {
+    if (room > kMaxSamples)
+        throw core::LimitExceeded("a gaze trace holds at most " + std::to_string(kMaxSamples) +
+                                  " samples (PostgreSQL's 1 GB value limit); split the recording, "
+                                  "for example by stimulus or task");
+    const std::size_t bytes = kHeader + room * sizeof(core::GazeSample);
+    auto* t = static_cast<TraceDatum*>(pg::palloc_or_throw(bytes));
+    SET_VARSIZE(t, bytes);
+    t->flags = pg::kTraceVersion << 8 | pg::kTraceCanonical;
+    t->count = 0;
+    return t;
+}
+
+void check_header(const TraceDatum* t) {
+    if (VARSIZE(t) < kHeader || (t->flags >> 8) != pg::kTraceVersion || (t->flags & 0xFEu) != 0 ||
+        t->count > capacity(t))
+        throw core::CorruptData("gaze_trace value is corrupt (bad header)");
+}
+
+// Appends samples to `state`, growing it (a copy in the current context) when full.
+TraceDatum* append(TraceDatum* state, const core::GazeSample* samples, std::size_t n,
+                   bool samples_canonical) {
+    const std::size_t needed = state->count + n;
+    if (needed > capacity(state)) {
+        const std::size_t room = std::max(needed, std::min(kMaxSamples, 2 * capacity(state)));
+        TraceDatum* grown = new_trace(room);
+        grown->flags = state->flags;
+        grown->count = state->count;
+        std::memcpy(grown->samples, state->samples, state->count * sizeof(core::GazeSample));
+        state = grown;
+    }
+    const bool ordered =
+        state->count == 0 || n == 0 || state->samples[state->count - 1].t_ms < samples[0].t_ms;
+    if (!(ordered && samples_canonical))
+        state->flags &= ~pg::kTraceCanonical;
+    std::memcpy(state->samples + state->count, samples, n * sizeof(core::GazeSample));
+    state->count = needed;
+    return state;
+}
+
+// The aggregate's contexts: refuses direct calls and window use (a growing trace per row would be
+// quadratic, and the state is modified in place).
+void require_plain_aggregate(FunctionCallInfo fcinfo, const char* what) {
+    const int context = AggCheckCallContext(fcinfo, nullptr);
+    if (context == 0)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("%s can only be called by the make_trace aggregate", what)));
+    if (context == AGG_CONTEXT_WINDOW)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("gazepriv.make_trace cannot be used as a window function")));
+}
+
+Datum transition(FunctionCallInfo fcinfo, bool with_pupil) {
+    require_plain_aggregate(fcinfo, "gazepriv._make_trace_sfunc");
+    TraceDatum* state =
+        PG_ARGISNULL(0) ? nullptr : reinterpret_cast<TraceDatum*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    if (PG_ARGISNULL(1)) { // a sample without a time cannot be placed: skipped like NULLs in sum()
+        if (state == nullptr)
+            PG_RETURN_NULL();
+        PG_RETURN_POINTER(state);
+    }
+    auto arg = [&](int i) { return PG_ARGISNULL(i) ? NAN : PG_GETARG_FLOAT8(i); };
+    const core::GazeSample s =
+        core::make_sample(PG_GETARG_FLOAT8(1), arg(2), arg(3), with_pupil ? arg(4) : NAN);
+    if (state == nullptr)
+        state = new_trace(kInitialCapacity);
+    else
+        check_header(state);
+    PG_RETURN_POINTER(append(state, &s, 1, true));
+}
+
+} // namespace
+
+namespace gazepriv::pg {
+
+TraceView trace_arg(FunctionCallInfo fcinfo, int i) {
+    auto* t = reinterpret_cast<TraceDatum*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(i)));
+    check_header(t);
+    if (canonical(t) && core::is_canonical(t->samples, t->count))
+        return {t->samples, t->count};
+    // Only a corrupt or hand-made value gets here: the aggregate and the input function canonicalise.
+    auto* copy = static_cast<core::GazeSample*>(palloc_or_throw(t->count * sizeof(core::GazeSample) + 1));
+    std::memcpy(copy, t->samples, t->count * sizeof(core::GazeSample));
+    return {copy, core::canonicalize(copy, t->count, core::CancelCheck(interrupt_pending))};
+}
+
+} // namespace gazepriv::pg
+
+namespace {
+
+// Parses text into a palloc'd trace, or copies the parse error into `error`.
+TraceDatum* parse(const char* text, char* error, std::size_t error_size) {
+    std::vector<core::GazeSample> samples;
+    std::string message;
+    if (!core::parse_trace(text, samples, message)) {
+        const std::size_t n = std::min(message.size(), error_size - 1);
+        std::memcpy(error, message.data(), n);
+        error[n] = '\0';
+        return nullptr;
+    }
+    return append(new_trace(samples.size()), samples.data(), samples.size(), true);
+}
+
+char* format(pg::TraceView t) {
+    const std::string text = core::format_trace(t.samples, t.count);
+    auto* out = static_cast<char*>(pg::palloc_or_throw(text.size() + 1));
+    std::memcpy(out, text.c_str(), text.size() + 1);
+    return out;
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(gaze_trace_in) {
+    const char* text = PG_GETARG_CSTRING(0);
+    char error[512];
+    TraceDatum* t = parse(text, error, sizeof error);
+    if (t == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                        errmsg("invalid input syntax for type gazepriv.gaze_trace: %s", error)));
+    PG_RETURN_POINTER(t);
+}
+
+GAZEPRIV_FUNCTION(gaze_trace_out) {
+    const pg::TraceView t = pg::trace_arg(fcinfo, 0);
+    PG_RETURN_CSTRING(format(t));
+}
+
+GAZEPRIV_FUNCTION(make_trace_sfunc) {
+    return transition(fcinfo, false);
+}
+
+GAZEPRIV_FUNCTION(make_trace_pupil_sfunc) {
+    return transition(fcinfo, true);
+}
+
+GAZEPRIV_FUNCTION(make_trace_combinefunc) { // STRICT: PostgreSQL handles NULL states
+    require_plain_aggregate(fcinfo, "gazepriv._make_trace_combinefunc");
+    auto* a = reinterpret_cast<TraceDatum*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    auto* b = reinterpret_cast<TraceDatum*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
+    check_header(a);
+    check_header(b);
+    // Partial traces of parallel workers are each nearly in time order (workers read increasing
+    // blocks): sorting each (O(n) when nearly sorted) and merging them is linear, where sorting their
+    // concatenation at the end would not be. Duplicate times are merged only by the final function,
+    // so that their mean weighs every sample once.
+    const core::CancelCheck cancel(pg::interrupt_pending);
+    const std::size_t na = a->count;
+    core::sort_by_time(a->samples, na, cancel);
+    TraceDatum* out = append(a, b->samples, b->count, canonical(b));
+    core::sort_by_time(out->samples + na, b->count, cancel);
+    core::merge_by_time(out->samples, na, out->count, cancel);
+    if (!core::is_canonical(out->samples, out->count))
+        out->flags &= ~pg::kTraceCanonical;
+    else
+        out->flags |= pg::kTraceCanonical;
+    PG_RETURN_POINTER(out);
+}
+
+GAZEPRIV_FUNCTION(make_trace_finalfunc) { // STRICT, READ_ONLY: the state is copied, never changed
+    require_plain_aggregate(fcinfo, "gazepriv._make_trace_finalfunc");
+    auto* state = reinterpret_cast<TraceDatum*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    check_header(state);
+    TraceDatum* t = new_trace(state->count);
+    std::memcpy(t->samples, state->samples, state->count * sizeof(core::GazeSample));
+    t->count = state->count;
+    if (!canonical(state)) {
+        t->count = core::canonicalize(t->samples, t->count, core::CancelCheck(pg::interrupt_pending));
+        SET_VARSIZE(t, kHeader + t->count * sizeof(core::GazeSample));
+    }
+    PG_RETURN_POINTER(t);
+}
+
+GAZEPRIV_FUNCTION(trace_samples) { // STRICT
+    const pg::TraceView t = pg::trace_arg(fcinfo, 0);
+    InitMaterializedSRF(fcinfo, 0);
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    for (std::size_t i = 0; i < t.count; ++i) {
+        if ((i & 1023) == 0)
+            CHECK_FOR_INTERRUPTS();
+        const core::GazeSample& s = t.samples[i];
+        Datum v[4] = {Float8GetDatum(s.t_ms), Float8GetDatum(s.x), Float8GetDatum(s.y),
+                      Float8GetDatum(s.pupil)};
+        bool n[4] = {false, std::isnan(s.x), std::isnan(s.y), std::isnan(s.pupil)};
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+    }
+    return (Datum)0;
+}
