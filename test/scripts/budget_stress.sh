@@ -22,7 +22,8 @@ echo "SELECT gazepriv.release_count('stress', 0.1);" >"$dir/release.sql"
 chmod 644 "$dir/release.sql"
 # 32 clients x 4 attempts = 128 attempts for 50 releases; a client stops at its first refusal.
 "$bin/pgbench" -n -U stress_analyst -c 32 -j 4 -t 4 -f "$dir/release.sql" postgres >"$dir/pgbench.log" 2>&1 || true
-grep -E "processed|aborted" "$dir/pgbench.log" | sort | uniq -c | head -5
+grep -E "processed|aborted" "$dir/pgbench.log" | sort | uniq -c >"$dir/summary.txt" || true
+head -5 "$dir/summary.txt"  # (not in the pipeline: head closing early would SIGPIPE it under pipefail)
 succeeded=$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' "$dir/pgbench.log")
 refusals=$(grep -c "privacy budget exceeded" "$dir/pgbench.log" || true)
 other_errors=$(grep "ERROR" "$dir/pgbench.log" | grep -vc "privacy budget exceeded" || true)
