@@ -19,7 +19,7 @@ SQL
 echo "SELECT count(DISTINCT participant) + gazepriv.discrete_laplace_noise(10) FROM g;" >"$dir/plain.sql"
 echo "SELECT gazepriv.release_count('bench', 0.1);" >"$dir/charged.sql"
 chmod 644 "$dir"/*.sql
-tps() { sed -nE 's/^tps = ([0-9.]+).*/\1/p' | head -1; }
+tps() { sed -nE '/^tps = /{s/^tps = ([0-9.]+).*/\1/p;q}'; }
 plain1=$("$bin/pgbench" -n -c 1 -T 5 -f "$dir/plain.sql" postgres 2>/dev/null | tps)
 charged1=$("$bin/pgbench" -n -c 1 -T 5 -f "$dir/charged.sql" postgres 2>/dev/null | tps)
 plain8=$("$bin/pgbench" -n -c 8 -j 2 -T 5 -f "$dir/plain.sql" postgres 2>/dev/null | tps)
