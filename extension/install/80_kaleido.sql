@@ -21,7 +21,7 @@ CREATE FUNCTION @extschema@.kaleido(t_ms float8[], x float8[], y float8[], epsil
                                     max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
                                     dataset text DEFAULT NULL)
     RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
-    AS 'MODULE_PATHNAME', 'gazepriv_kaleido' LANGUAGE C VOLATILE PARALLEL SAFE ROWS 10000;
+    AS 'MODULE_PATHNAME', 'gazepriv_kaleido' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
 COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, integer, float8, float8, float8,
                                         float8, integer, box, text) IS
     'Releases one stream of gaze samples (t_ms[], x[], y[] in time order, e.g. array_agg(... ORDER BY t_ms) '
@@ -34,9 +34,8 @@ COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, in
     'Privacy: w-event geo-indistinguishability: streams that differ only inside w consecutive samples, each '
     'position by at most r (same timestamps and missing samples, which are public), get output '
     'probabilities within a factor e^epsilon; the whole stream of T samples only ceil(T/w) epsilon. '
-    'Draws fresh noise; charges no budget (see kaleido_cost). dataset: the budget to charge the cost to, wired '
-    'when the budget issue is merged; until then a non-NULL dataset fails (0A000) rather than release '
-    'uncharged.';
+    'Draws fresh noise. With dataset, charges kaleido_cost (epsilon per window, guarantee kind w-event) to the '
+    'caller''s budget on that dataset before any noise is drawn; without, charges nothing.';
 
 -- Live -----------------------------------------------------------------------------------------------
 
@@ -87,7 +86,7 @@ CREATE FUNCTION @extschema@.kaleido_attach(source regclass, published text, stre
                                            t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
                                            max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
                                            t_column name DEFAULT 't_ms', x_column name DEFAULT 'x',
-                                           y_column name DEFAULT 'y') RETURNS text
+                                           y_column name DEFAULT 'y', dataset text DEFAULT NULL) RETURNS text
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     stream_type text;
@@ -95,9 +94,10 @@ DECLARE
     names text[] := pg_catalog.parse_ident(published);
     qualified text;
     published_oid oid;
+    cost record;
 BEGIN
     -- Validates the parameters (ERROR 22023) before anything is created.
-    PERFORM @extschema@.kaleido_cost(epsilon, w, r, l_thresh, t_skip, h, max_tests);
+    SELECT * INTO cost FROM @extschema@.kaleido_cost(epsilon, w, r, l_thresh, t_skip, h, max_tests);
     -- An unqualified published name lives in the source table's schema (this function's search_path is
     -- pinned, so the caller's cannot be used).
     IF pg_catalog.cardinality(names) = 1 THEN
@@ -137,6 +137,11 @@ BEGIN
                                   'trigger). Privacy: w-event geo-indistinguishable with epsilon = ' || epsilon
                                   || ' per ' || w || ' samples, r = ' || r || '.');
     END IF;
+    -- The live feed's standing guarantee is recorded once, before the trigger can release anything.
+    IF dataset IS NOT NULL THEN
+        PERFORM @extschema@.charge_budget(dataset, 'kaleido_live', cost.epsilon, guarantee => 'w-event',
+                                          parameters => cost.parameters || pg_catalog.jsonb_build_object('source', source::text));
+    END IF;
     EXECUTE pg_catalog.format(
         'CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS kaleido_new_samples FOR EACH STATEMENT '
         'EXECUTE FUNCTION @extschema@.kaleido_publish(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L %s %s)',
@@ -150,10 +155,57 @@ BEGIN
     RETURN trigger_name;
 END $$;
 COMMENT ON FUNCTION @extschema@.kaleido_attach(regclass, text, name, float8, integer, float8, float8, float8,
-                                               float8, integer, box, name, name, name) IS
+                                               float8, integer, box, name, name, name, text) IS
     'Turns an insert-only table of gaze samples into a live Kaleido feed: validates the parameters, creates '
     'the published table if it does not exist (stream, t_ms, x, y, published, action, epsilon_spent; an '
     'unqualified name is created in the schema of source) and '
     'the statement-level kaleido_publish trigger on source. Grant other roles SELECT on the published table '
-    'only. Needs the privileges to create a trigger on source. Privacy: as kaleido(), per stream; charges '
-    'no budget.';
+    'only. Needs the privileges to create a trigger on source. Privacy: as kaleido(), per stream. With dataset '
+    '(curators), the feed''s standing w-event guarantee (epsilon per window) is charged once, before the '
+    'trigger exists; without, nothing is charged.';
+
+-- Analyst release ------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.release_kaleido(dataset text, participant text, epsilon float8, w integer, r float8,
+                                            l_thresh float8 DEFAULT NULL, t_skip float8 DEFAULT 50,
+                                            h float8 DEFAULT 2, max_tests integer DEFAULT NULL,
+                                            clamp_to box DEFAULT NULL, stimulus bigint DEFAULT NULL)
+    RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
+    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets;
+    ts float8[];
+    xs float8[];
+    ys float8[];
+BEGIN
+    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_kaleido.dataset;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    END IF;
+    IF d.time_column IS NULL OR d.x_column IS NULL OR d.y_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" needs time, x and y columns for a stream release', dataset USING ERRCODE = '22023';
+    END IF;
+    IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';
+    END IF;
+    EXECUTE format('SELECT array_agg(%1$I::float8 ORDER BY %1$I), array_agg(%2$I::float8 ORDER BY %1$I), '
+                   'array_agg(%3$I::float8 ORDER BY %1$I) FROM %4$s WHERE %5$I::text = $1 AND %6$s',
+                   d.time_column, d.x_column, d.y_column, d.relation, d.participant_column,
+                   CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $2', d.stimulus_column) END)
+        INTO ts, xs, ys USING participant, stimulus;
+    -- kaleido() charges the caller's budget before drawing noise; an unknown participant is an empty stream
+    -- (charged too, so that absence is not revealed for free).
+    RETURN QUERY SELECT * FROM @extschema@.kaleido(coalesce(ts, '{}'), coalesce(xs, '{}'), coalesce(ys, '{}'),
+                                                   epsilon, w, r, l_thresh, t_skip, h, max_tests, clamp_to, dataset);
+END $$;
+COMMENT ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8, integer,
+                                                box, bigint) IS
+    'Analyst release: one participant''s gaze stream from a registered dataset (its time, x and y columns, '
+    'optionally one stimulus), privatised by kaleido(). Privacy: w-event geo-indistinguishability with epsilon '
+    'per window of w samples and radius r; charges epsilon (guarantee kind w-event) to the caller''s budget '
+    'before any noise is drawn.';
+REVOKE ALL ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8,
+                                                   integer, box, bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8,
+                                                      integer, box, bigint) TO gazepriv_analyst, gazepriv_curator;

@@ -8,9 +8,10 @@
 // has mass below 2^-120).
 // Sampling draws a uniform integer below the exact table total (exact rejection), so the statistical
 // distance of one draw from the true discrete Gaussian is at most kStatisticalDistance = 2^-55.
-// A release of r such draws is therefore within r * 2^-55 of the exact mechanism, which the releasing
-// function adds to its delta (for r = 1.76 M that is 5e-11). Where that is not acceptable, use the
-// exact sampler (discrete.hpp).
+// A release of r such draws is therefore within v = r * 2^-55 of the exact mechanism in total variation,
+// so an (epsilon, delta)-DP mechanism becomes (epsilon, delta + (1 + e^epsilon) v)-DP: the releasing
+// function reserves that term in its delta (for r = 1.76 M and epsilon = 1: 1.4e-10). Where that is not
+// acceptable, use the exact sampler (discrete.hpp).
 //
 // Why it resists the floating-point attack: the output is an integer drawn by integer comparisons;
 // floating point is used only to compute the table, whose error is accounted above.

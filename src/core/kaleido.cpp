@@ -189,7 +189,7 @@ ReleaseCost kaleido_cost(const KaleidoParams& p) {
     cost.epsilon = p.epsilon;
     cost.delta = 0;
     cost.rho = -1;
-    cost.guarantee = Guarantee::DifferentialPrivacy;
+    cost.guarantee = Guarantee::WEventDifferentialPrivacy;
     cost.non_private_choices = false;
     cost.mechanism = "kaleido";
     cost.parameters_json =

@@ -7,7 +7,9 @@
 
 namespace gazepriv::core {
 
-enum class Guarantee { DifferentialPrivacy, KAnonymity, PlausibleDeniability };
+// WEventDifferentialPrivacy: epsilon bounds the loss of any w consecutive samples of one stream (Kalεido),
+// not of a participant's whole data; the ledger labels it so.
+enum class Guarantee { DifferentialPrivacy, WEventDifferentialPrivacy, KAnonymity, PlausibleDeniability };
 
 struct ReleaseCost {
     double epsilon = 0; // basic-composition epsilon of the whole release
@@ -23,6 +25,8 @@ inline const char* to_string(Guarantee g) {
     switch (g) {
     case Guarantee::DifferentialPrivacy:
         return "dp";
+    case Guarantee::WEventDifferentialPrivacy:
+        return "w-event";
     case Guarantee::KAnonymity:
         return "k-anonymity";
     case Guarantee::PlausibleDeniability:

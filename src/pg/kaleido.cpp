@@ -8,6 +8,7 @@
 #include "core/kaleido.hpp"
 #include "core/release_cost.hpp"
 #include "pg/backend_rng.hpp"
+#include "pg/budget.hpp"
 #include "pg/guard.hpp"
 #include "pg/kaleido_args.hpp"
 #include "pg/memory.hpp"
@@ -95,13 +96,14 @@ BatchResult release_stream(const core::KaleidoParams& params, ArrayType* t_array
 } // namespace
 
 GAZEPRIV_FUNCTION(kaleido) {
-    // The release's cost is kaleido_cost(params) (core/kaleido.hpp), fixed before any noise is drawn;
-    // charging it to a dataset's budget is wired by the budget issue. Fail closed until then.
-    if (!PG_ARGISNULL(11))
-        ereport(ERROR,
-                (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                 errmsg("kaleido: charging a dataset's budget is not available in this build"),
-                 errhint("Call kaleido() without dataset; kaleido_cost() shows what the release costs.")));
+    // With a dataset, the release's cost (fixed by the parameters alone) is charged to the caller's budget
+    // before any noise is drawn: a w-event guarantee, epsilon per window of w samples.
+    if (!PG_ARGISNULL(11)) {
+        const char* dataset = text_to_cstring(PG_GETARG_TEXT_PP(11));
+        const pg::Charge charge =
+            pg::charge_from_cost(dataset, core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 3)));
+        pg::charge_budget(charge);
+    }
     InitMaterializedSRF(fcinfo, 0);
     for (int i = 0; i < 3; ++i)
         if (PG_ARGISNULL(i))

@@ -111,7 +111,7 @@ TEST(Kaleido, CostIsComputedFromTheParametersAlone) {
     EXPECT_EQ(c.epsilon, 1.5);
     EXPECT_EQ(c.delta, 0);
     EXPECT_EQ(c.rho, -1);
-    EXPECT_EQ(c.guarantee, Guarantee::DifferentialPrivacy);
+    EXPECT_EQ(c.guarantee, Guarantee::WEventDifferentialPrivacy);
     EXPECT_FALSE(c.non_private_choices);
     EXPECT_EQ(c.mechanism, "kaleido");
     for (const char* field : {"\"epsilon\": 1.5", "\"w\": 60", "\"window_unit\": \"samples\"", "\"r\": 30",

@@ -1,0 +1,34 @@
+-- Every releasing function that takes a dataset charges the caller's budget before it draws noise.
+SET gazepriv.seed = 13;
+CREATE ROLE release_dana NOLOGIN IN ROLE gazepriv_analyst;
+SELECT gazepriv.grant_budget('gaze', 'release_dana', 10, 1e-5, accounting => 'basic');
+
+-- Kaleido: a w-event guarantee (epsilon per window of w samples), logged as such.
+SET ROLE release_dana;
+SELECT count(*) AS samples, count(*) FILTER (WHERE published) AS releases, max(epsilon_spent) <= 1 AS within_window
+FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1, w => 30, r => 20);
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 0, 30, 20)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 1, 0, 20)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('nope', 'p3', 1, 30, 20)$$,
+    $$SELECT * FROM gazepriv.kaleido(ARRAY[1, 2], ARRAY[0, 0], ARRAY[0, 0], 1, 30, 20, dataset => 'gaze')$$]) q;
+RESET ROLE;
+-- A curator releasing from raw data charges the dataset named in the call.
+SELECT gazepriv.grant_budget('gaze', 'postgres', 10, 0, accounting => 'basic');
+SELECT count(*) AS samples FROM gazepriv.kaleido(ARRAY[0, 10, 20], ARRAY[0, 1, 2], ARRAY[0, 1, 2], 2, 30, 20,
+                                                dataset => 'gaze');
+SELECT role, mechanism, epsilon, guarantee, parameters ->> 'w' AS w, parameters ->> 'r' AS r
+FROM gazepriv.ledger WHERE mechanism = 'kaleido' ORDER BY id;
+SELECT role, basic_epsilon_spent, releases FROM gazepriv.budget_status
+WHERE role IN ('release_dana'::regrole, 'postgres'::regrole) ORDER BY role::text;
+-- A live feed records its standing guarantee once, at attach time.
+CREATE TABLE release_live (device text, t_ms float8, x float8, y float8);
+SELECT gazepriv.kaleido_attach('release_live', 'release_live_out', 'device', 1, 30, 20, dataset => 'gaze');
+INSERT INTO release_live VALUES ('d1', 0, 1, 1), ('d1', 10, 2, 2);
+SELECT count(*) AS published_rows FROM release_live_out;
+SELECT mechanism, epsilon, guarantee, parameters ->> 'source' AS source FROM gazepriv.ledger
+WHERE mechanism = 'kaleido_live';
+SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.prosecdef
+FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN ('release_kaleido', 'kaleido')
+ORDER BY 1::text;
+RESET gazepriv.seed;
