@@ -1,6 +1,7 @@
 // The module: its magic block, settings, and the functions that describe the extension itself.
 #include "pg/backend_rng.hpp"
 #include "pg/guard.hpp"
+#include "pg/heatmap_types.hpp"
 
 extern "C" {
 #include "postgres.h"
@@ -15,6 +16,7 @@ void _PG_init(void);
 
 extern "C" void _PG_init(void) {
     gazepriv::pg::define_seed_setting();
+    gazepriv::pg::define_heatmap_settings();
     MarkGUCPrefixReserved("gazepriv");
 }
 
