@@ -32,6 +32,7 @@ COMMENT ON TYPE @extschema@.heatmap_state IS
     'Transition state of gaze_map, dp_heatmap and optimal_cap: every (participant, cell) pair''s count, capped '
     'at m, so that partial states merge exactly; memory grows with distinct pairs. Privacy: NOT private, '
     'exact counts; never released by the aggregates themselves.';
+COMMENT ON TYPE @extschema@.heatmap_state[] IS 'Array of heatmap_state. Privacy: NOT private, exact counts.';
 
 CREATE TYPE @extschema@.heatmap_spec AS (
     width int4, height int4, epsilon float8, delta float8, cap int4, mechanism text, calibration text,
@@ -40,6 +41,7 @@ COMMENT ON TYPE @extschema@.heatmap_spec IS
     'Parameters of a DP heatmap release; build it with heatmap_spec(), which validates them. Privacy: '
     'epsilon, delta and cap set the guarantee; dataset is carried to the cost record (budget charging is wired '
     'by the budget area).';
+COMMENT ON TYPE @extschema@.heatmap_spec[] IS 'Array of heatmap_spec. Privacy: parameters only, releases nothing.';
 
 CREATE TYPE @extschema@.heatmap AS (
     width int4, height int4, cell_size int4, columns int4, rows int4, "values" float8[], n int8, cap int4,
@@ -51,6 +53,7 @@ COMMENT ON TYPE @extschema@.heatmap IS
     'made: mechanism (none for exact maps), calibration, epsilon, delta, rho (zCDP), sigma (Gaussian) or scale '
     '(Laplace) of the noise per cell of values, blur_sigma in pixels. Privacy: as stated by its fields; '
     'mechanism none means exact and NOT private.';
+COMMENT ON TYPE @extschema@.heatmap[] IS 'Array of heatmap. Privacy: as stated by each element''s fields.';
 
 -- Specification and cost (validate, release nothing) -------------------------------------------------
 

@@ -38,8 +38,13 @@ MemoryContext aggregate_context_or_error(FunctionCallInfo fcinfo, const char* na
     return context;
 }
 
+// Final functions run only as part of an aggregate (not called directly), and never per window frame.
 void reject_window_use(FunctionCallInfo fcinfo, const char* name) {
-    if (AggCheckCallContext(fcinfo, nullptr) == AGG_CONTEXT_WINDOW)
+    const int context = AggCheckCallContext(fcinfo, nullptr);
+    if (context == 0)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("%s's final function can only be called as part of an aggregate", name)));
+    if (context == AGG_CONTEXT_WINDOW)
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                         errmsg("%s cannot be used as a window function", name),
                         errdetail("Every window frame would be a separate release.")));
