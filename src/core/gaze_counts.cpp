@@ -626,12 +626,89 @@ bool GazeCounts::compatible(const GazeCounts& other) const {
            (dataset_size_ == 0 || std::memcmp(dataset_, other.dataset_, dataset_size_) == 0);
 }
 
+bool GazeCounts::canonical() const {
+    if (pending_size_ != 0 || weighted_size_ != 0)
+        return false;
+    for (std::uint32_t p = 1; p < participants_; ++p)
+        if (participant_keys_[p - 1] >= participant_keys_[p])
+            return false;
+    return true;
+}
+
+void GazeCounts::merge_canonical(const GazeCounts& other, const CancelCheck& cancel) {
+    // The union of the two sorted participant lists; each side's index maps monotonically into it.
+    std::vector<std::uint64_t> keys;
+    keys.reserve(std::size_t{participants_} + other.participants_);
+    std::vector<std::uint32_t> mine(participants_), theirs(other.participants_);
+    for (std::uint32_t a = 0, b = 0; a < participants_ || b < other.participants_;) {
+        const std::uint32_t index = static_cast<std::uint32_t>(keys.size());
+        if (b == other.participants_ ||
+            (a < participants_ && participant_keys_[a] < other.participant_keys_[b])) {
+            mine[a] = index;
+            keys.push_back(participant_keys_[a++]);
+        } else if (a == participants_ || other.participant_keys_[b] < participant_keys_[a]) {
+            theirs[b] = index;
+            keys.push_back(other.participant_keys_[b++]);
+        } else {
+            mine[a++] = index;
+            theirs[b] = index;
+            keys.push_back(other.participant_keys_[b++]);
+        }
+    }
+    if (keys.size() > kMaxParticipants)
+        throw LimitExceeded("a heatmap can count at most " + std::to_string(kMaxParticipants) +
+                            " participants");
+    // Both runs, renumbered, stay sorted: one linear merge.
+    auto renumber = [](const std::vector<std::uint32_t>& map, std::uint64_t key) {
+        return (std::uint64_t{map[key >> 32]} << 32) | (key & 0xffffffffu);
+    };
+    const std::uint64_t most = run_size_ + other.run_size_;
+    auto* new_keys =
+        static_cast<std::uint64_t*>(arena_.get(std::max<std::uint64_t>(most, 1) * sizeof(std::uint64_t)));
+    auto* new_counts =
+        static_cast<std::uint32_t*>(arena_.get(std::max<std::uint64_t>(most, 1) * sizeof(std::uint32_t)));
+    std::uint64_t n = 0, i = 0, j = 0;
+    while (i < run_size_ || j < other.run_size_) {
+        cancel.poll(n);
+        const std::uint64_t a = i < run_size_ ? renumber(mine, run_keys_[i]) : ~std::uint64_t{0};
+        const std::uint64_t b =
+            j < other.run_size_ ? renumber(theirs, other.run_keys_[j]) : ~std::uint64_t{0};
+        if (a < b) {
+            new_keys[n] = a;
+            new_counts[n++] = run_counts_[i++];
+        } else if (b < a) {
+            new_keys[n] = b;
+            new_counts[n++] = other.run_counts_[j++];
+        } else {
+            new_keys[n] = a;
+            new_counts[n++] = saturate(std::uint64_t{run_counts_[i++]} + other.run_counts_[j++]);
+        }
+    }
+    arena_.put(run_keys_);
+    arena_.put(run_counts_);
+    run_keys_ = new_keys;
+    run_counts_ = new_counts;
+    run_size_ = n;
+    run_capacity_ = std::max<std::uint64_t>(most, 1);
+    // New participant numbering: rebuild the index, forget everything remembered under the old numbers.
+    participants_ = 0;
+    std::memset(participant_index_, 0, (std::size_t{participant_index_mask_} + 1) * sizeof(std::uint32_t));
+    for (std::uint64_t key : keys)
+        participant_slow(key);
+    has_last_participant_ = false;
+    std::fill(recent_, recent_ + (std::size_t{1} << (64 - recent_shift_)), ~std::uint64_t{0});
+}
+
 void GazeCounts::merge(const GazeCounts& other, const CancelCheck& cancel) {
     if (&other == this)
         throw InternalError("a heatmap state cannot be merged with itself");
     if (!compatible(other))
         throw InvalidArgument("cannot combine heatmap states made with different parameters, aggregates or "
                               "participant types");
+    if (canonical() && other.canonical()) {
+        merge_canonical(other, cancel);
+        return;
+    }
     std::vector<std::uint32_t> map(other.participants_);
     for (std::uint32_t p = 0; p < other.participants_; ++p)
         map[p] = participant(other.participant_keys_[p]);

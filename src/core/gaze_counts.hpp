@@ -138,6 +138,10 @@ private:
     void make_pending_room();
     void resize_recent(int bits);
     void push_weighted(std::uint64_t key, std::uint64_t count);
+    // Whether participant indices follow key order and nothing is pending (true of deserialized states).
+    bool canonical() const;
+    // Merges two canonical states with one linear pass, keeping the result canonical.
+    void merge_canonical(const GazeCounts& other, const CancelCheck& cancel);
     // Sorts the pending logs and merges them into the run.
     void compact(const CancelCheck& cancel);
     // Merges sorted, distinct (key, count) pairs into the run, in place.

@@ -102,6 +102,21 @@ HeatmapReleasePlan plan_heatmap_release(const HeatmapSpec& spec) {
     return plan;
 }
 
+void check_heatmap_release(const HeatmapSpec& spec) {
+    const HeatmapParameters& p = spec.parameters;
+    validate_heatmap_parameters(p, kMaxHeatmapCells);
+    const double r = static_cast<double>(p.grid.cells());
+    if (p.mechanism == HeatmapMechanism::Gaussian) {
+        const double sigma = gaussian_sigma(p.cap * std::sqrt(r), p.epsilon, p.delta, p.calibration);
+        if (!(sigma < 0x1.0p26))
+            throw LimitExceeded("the discrete Gaussian noise would need sigma = " + format_number(sigma) +
+                                " count units; use a larger epsilon or fewer cells");
+    } else if (!(laplace_scale(p.cap * r, p.epsilon) <= 0x1.0p52)) {
+        throw InvalidArgument(
+            "the Laplace noise scale is too large; use a larger epsilon, fewer cells or a smaller cap");
+    }
+}
+
 void release_heatmap(const HeatmapReleasePlan& plan, const std::int64_t* sums, double n, Rng& rng,
                      double* values, const CancelCheck& cancel) {
     if (!(n >= 1))

@@ -40,6 +40,10 @@ struct HeatmapReleasePlan {
 // parameters no calibration can meet.
 HeatmapReleasePlan plan_heatmap_release(const HeatmapSpec& spec);
 
+// The checks of plan_heatmap_release that are cheap (parameters, the named calibration's range, the noise
+// limits), for validating a spec without calibrating it; plan_heatmap_release still checks everything.
+void check_heatmap_release(const HeatmapSpec& spec);
+
 // values[j] = (sums[j] + noise_j) / n for the r = plan's cells, noise drawn per the plan; then the
 // plan's blur. n >= 1.
 void release_heatmap(const HeatmapReleasePlan& plan, const std::int64_t* sums, double n, Rng& rng,

@@ -90,7 +90,7 @@ void spec_arguments(FunctionCallInfo fcinfo, pg::SpecFields* f) {
 }
 
 void validate_spec(const pg::SpecFields& fields) {
-    core::plan_heatmap_release(pg::spec_from_fields(fields));
+    core::check_heatmap_release(pg::spec_from_fields(fields));
 }
 
 pg::HeatmapView heatmap_argument(FunctionCallInfo fcinfo, int i, const char* name,

@@ -151,6 +151,39 @@ TEST(GazeCounts, MergingSplitStatesIsExact) {
     }
 }
 
+TEST(GazeCounts, DeserializedStatesMergeLinearlyAndStayUsable) {
+    // States that come back from workers or shards are canonical (participants in key order): they merge in
+    // one linear pass, including participants only one side has, and the result still accepts points.
+    const HeatmapSpec spec = spec_for(12, 9, 1, 2);
+    const auto points = random_points(30000, 23, 12, 9, 5);
+    Counts whole(spec);
+    std::vector<std::unique_ptr<Counts>> parts;
+    for (int k = 0; k < 3; ++k)
+        parts.push_back(std::make_unique<Counts>(spec));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        whole.add(points[i].participant, points[i].x, points[i].y);
+        // participant-dependent split: some participants appear in one part only
+        parts[(points[i].participant % 5 == 0) ? 0 : (i % 3)]->add(points[i].participant, points[i].x,
+                                                                   points[i].y);
+    }
+    std::vector<GazeCounts> back(3);
+    for (int k = 0; k < 3; ++k) {
+        const auto bytes = parts[k]->c.serialize(CancelCheck());
+        back[k].deserialize(bytes.data(), bytes.size(), MemoryArena::heap(), CancelCheck());
+    }
+    back[0].merge(back[1], CancelCheck());
+    back[0].merge(back[2], CancelCheck());
+    EXPECT_EQ(back[0].serialize(CancelCheck()), whole.c.serialize(CancelCheck()));
+    // Points added after the merge land on the right participants.
+    for (std::uint64_t p : {3u, 10u, 22u, 999u}) {
+        back[0].add_point(back[0].participant(p), 0.5, 0.5);
+        whole.add(p, 0.5, 0.5);
+    }
+    EXPECT_EQ(back[0].serialize(CancelCheck()), whole.c.serialize(CancelCheck()));
+    for (auto& b : back)
+        b.release_memory();
+}
+
 TEST(GazeCounts, SameIntegerParticipantInTwoStatesIsOneParticipant) {
     const HeatmapSpec spec = spec_for(2, 1, 1, 1);
     Counts a(spec), b(spec);
