@@ -11,7 +11,6 @@
 #include "core/heatmap_release.hpp"
 #include "pg/args.hpp"
 #include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
 #include "pg/guard.hpp"
 #include "pg/heatmap_types.hpp"
 #include "pg/memory.hpp"
@@ -126,24 +125,7 @@ void privatize_map(const pg::HeatmapView& map, const pg::SpecFields& fields, pg:
                                         " is not a capped count divided by n: the map is not from gaze_map");
         sums[j] = static_cast<std::int64_t>(rounded);
     }
-    const double n = p.observers != 0 ? static_cast<double>(p.observers) : n_map;
-    ArrayType* values = pg::new_float8_array(map.cells);
-    core::release_heatmap(plan, sums, n, pg::backend_rng(), pg::float8_data(values), kCancel);
-    pfree(sums);
-    *out = pg::heatmap_fields_for(p.grid, values);
-    out->n = static_cast<std::int64_t>(n);
-    out->cap = p.cap;
-    out->mechanism = core::to_string(p.mechanism);
-    out->epsilon = plan.cost.epsilon;
-    out->delta = plan.cost.delta;
-    if (p.mechanism == core::HeatmapMechanism::Gaussian) {
-        out->calibration = core::to_string(p.calibration);
-        out->rho = plan.cost.rho;
-        out->sigma = plan.gaussian.sigma / n;
-    } else {
-        out->scale = plan.laplace_scale / n;
-    }
-    out->blur_sigma = p.blur_sigma;
+    pg::release_into(plan, sums, p.observers != 0 ? static_cast<double>(p.observers) : n_map, out);
 }
 
 struct PngBytes {

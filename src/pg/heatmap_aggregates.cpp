@@ -14,7 +14,6 @@
 #include "core/heatmap_release.hpp"
 #include "core/validate.hpp"
 #include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
 #include "pg/guard.hpp"
 #include "pg/heatmap_state.hpp"
 #include "pg/heatmap_types.hpp"
@@ -217,25 +216,7 @@ void release(const core::GazeCounts& counts, pg::HeatmapFields* out) {
     const std::size_t cells = static_cast<std::size_t>(grid.cells());
     auto* sums = static_cast<std::int64_t*>(pg::palloc_or_throw(cells * sizeof(std::int64_t)));
     counts.cell_sums(sums, kCancel);
-    const double n = observers_of(counts);
-    ArrayType* values = pg::new_float8_array(cells);
-    core::release_heatmap(plan, sums, n, pg::backend_rng(), pg::float8_data(values), kCancel);
-    pfree(sums);
-    *out = pg::heatmap_fields_for(grid, values);
-    const core::HeatmapParameters& p = plan.spec.parameters;
-    out->n = static_cast<std::int64_t>(n);
-    out->cap = p.cap;
-    out->mechanism = core::to_string(p.mechanism);
-    out->epsilon = plan.cost.epsilon;
-    out->delta = plan.cost.delta;
-    if (p.mechanism == core::HeatmapMechanism::Gaussian) {
-        out->calibration = core::to_string(p.calibration);
-        out->rho = plan.cost.rho;
-        out->sigma = plan.gaussian.sigma / n;
-    } else {
-        out->scale = plan.laplace_scale / n;
-    }
-    out->blur_sigma = p.blur_sigma;
+    pg::release_into(plan, sums, observers_of(counts), out);
 }
 
 void exact_map(const core::GazeCounts& counts, pg::HeatmapFields* out) {

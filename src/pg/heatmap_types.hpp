@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "core/heatmap_release.hpp"
 #include "core/heatmap_spec.hpp"
 
 extern "C" {
@@ -73,5 +74,10 @@ Datum heatmap_datum(FunctionCallInfo fcinfo, const HeatmapFields& fields);
 
 // A HeatmapFields for a new map on `grid` (values to be filled by the caller).
 HeatmapFields heatmap_fields_for(const core::GazeGrid& grid, ArrayType* values);
+
+// The release of capped sums by a plan: noise drawn (the backend generator), divided by n, blurred, into a
+// new values array; `out` describes the result (mechanism, cost, noise per cell). Raises no PostgreSQL error.
+void release_into(const core::HeatmapReleasePlan& plan, const std::int64_t* sums, double n,
+                  HeatmapFields* out);
 
 } // namespace gazepriv::pg
