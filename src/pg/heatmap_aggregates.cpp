@@ -78,9 +78,10 @@ bool same_spec(const core::GazeCounts& counts, const pg::SpecFields& fields) {
     throw core::InvalidArgument("the heatmap parameters must be the same for every row of a group");
 }
 
-// The spec argument's payload, without copying unless it is compressed or stored out of line.
-struct varlena* spec_payload(Datum spec) {
-    auto* value = reinterpret_cast<struct varlena*>(DatumGetPointer(spec));
+// A varlena argument as stored (short header allowed), without a function call unless it is compressed or
+// out of line: this runs for every row.
+struct varlena* packed_varlena(Datum datum) {
+    auto* value = reinterpret_cast<struct varlena*>(DatumGetPointer(datum));
     return VARATT_IS_COMPRESSED(value) || VARATT_IS_EXTERNAL(value) ? pg_detoast_datum_packed(value) : value;
 }
 
@@ -138,7 +139,7 @@ pg::HeatmapStateObject* state_for_row(FunctionCallInfo fcinfo, core::GazeAggrega
     }
     if (PG_ARGISNULL(4))
         throw core::InvalidArgument("spec must not be NULL");
-    struct varlena* payload = spec_payload(PG_GETARG_DATUM(4));
+    struct varlena* payload = packed_varlena(PG_GETARG_DATUM(4));
     const std::uint32_t size = static_cast<std::uint32_t>(VARSIZE_ANY_EXHDR(payload));
     if (state != nullptr && same_spec_image(state, payload))
         return state; // the same value as on the first row
@@ -165,7 +166,7 @@ bool same_bytes(const char* a, const char* b, std::uint32_t size) { // short str
     return true;
 }
 
-std::uint64_t text_key(pg::HeatmapStateObject* state, text* participant) {
+std::uint64_t text_key(pg::HeatmapStateObject* state, const struct varlena* participant) {
     const char* bytes = VARDATA_ANY(participant);
     const std::uint32_t size = static_cast<std::uint32_t>(VARSIZE_ANY_EXHDR(participant));
     if (size == state->last_participant_size && same_bytes(bytes, state->last_participant, size))
@@ -190,11 +191,11 @@ Datum transition(FunctionCallInfo fcinfo, core::GazeAggregate aggregate, core::P
     // The common case, every row after a group's first: our state, parameters unchanged.
     pg::HeatmapStateObject* state = PG_ARGISNULL(0) ? nullptr : pg::own_heatmap_state(PG_GETARG_DATUM(0));
     if (state == nullptr || aggregate == core::GazeAggregate::ExactMap || PG_ARGISNULL(4) ||
-        !same_spec_image(state, spec_payload(PG_GETARG_DATUM(4))))
+        !same_spec_image(state, packed_varlena(PG_GETARG_DATUM(4))))
         state = state_for_row(fcinfo, aggregate, key, state, name);
     std::uint64_t participant_key;
     if (key == core::ParticipantKeyKind::TextHash)
-        participant_key = text_key(state, PG_GETARG_TEXT_PP(1));
+        participant_key = text_key(state, packed_varlena(PG_GETARG_DATUM(1)));
     else
         participant_key = static_cast<std::uint64_t>(PG_GETARG_INT64(1));
     const std::uint32_t participant = state->counts.participant(participant_key);
