@@ -15,7 +15,10 @@ namespace gazepriv::core {
 
 namespace {
 
-constexpr double kTruncation = 4.0;                              // kernel radius in standard deviations
+constexpr double kTruncation = 6.0; // kernel radius in standard deviations (the tail beyond holds < 2e-9)
+// Frequencies where the kernel's response along x is below this fraction of its peak are dropped: their
+// contribution is below single-precision rounding.
+constexpr double kNegligibleResponse = 1e-9;
 constexpr std::int64_t kMaxPaddedPoints = std::int64_t{1} << 30; // 4 GiB of floats: refuse beyond
 
 struct PlanDeleter {
@@ -23,35 +26,55 @@ struct PlanDeleter {
 };
 using Plan = std::unique_ptr<fftwf_plan_s, PlanDeleter>;
 
-struct FloatDeleter {
+struct FftwDeleter {
     void operator()(void* p) const { fftwf_free(p); }
 };
-template <typename T> using FftwBuffer = std::unique_ptr<T[], FloatDeleter>;
+template <typename T> using FftwBuffer = std::unique_ptr<T[], FftwDeleter>;
 
-struct CachedPlans {
-    std::int64_t nx, ny;
-    Plan forward, inverse;
+// Real rows of length nx (rows of them), their half spectra, and the columns kept (columns of length ny).
+struct Buffers {
+    FftwBuffer<float> rows;
+    FftwBuffer<fftwf_complex> spectra;
+    FftwBuffer<fftwf_complex> columns;
 };
 
-// Plans for an ny x nx real grid, made on first use with the given (fftwf_alloc-aligned) buffers and
-// reused with FFTW's new-array interface afterwards.
-const CachedPlans& plans_for(std::int64_t nx, std::int64_t ny, float* real, fftwf_complex* spectrum) {
+struct CachedPlans {
+    std::int64_t nx, ny, rows, kept;
+    Plan rows_forward, columns_forward, columns_inverse, rows_inverse;
+};
+
+// Plans for one geometry, made on first use with FFTW_ESTIMATE (deterministic) and reused with FFTW's
+// new-array interface on buffers of the same (fftwf_alloc) alignment.
+const CachedPlans& plans_for(std::int64_t nx, std::int64_t ny, std::int64_t rows, std::int64_t kept,
+                             Buffers& b) {
     static std::vector<std::unique_ptr<CachedPlans>> cache; // most recently used first
     for (std::size_t i = 0; i < cache.size(); ++i) {
-        if (cache[i]->nx == nx && cache[i]->ny == ny) {
+        const CachedPlans& c = *cache[i];
+        if (c.nx == nx && c.ny == ny && c.rows == rows && c.kept == kept) {
             std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
                         cache.begin() + static_cast<std::ptrdiff_t>(i) + 1);
             return *cache.front();
         }
     }
+    const int n_x = static_cast<int>(nx), n_y = static_cast<int>(ny), half = n_x / 2 + 1;
     auto entry = std::make_unique<CachedPlans>();
     entry->nx = nx;
     entry->ny = ny;
-    entry->forward.reset(fftwf_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx), real, spectrum,
-                                               FFTW_ESTIMATE | FFTW_DESTROY_INPUT));
-    entry->inverse.reset(fftwf_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx), spectrum, real,
-                                               FFTW_ESTIMATE | FFTW_DESTROY_INPUT));
-    if (!entry->forward || !entry->inverse)
+    entry->rows = rows;
+    entry->kept = kept;
+    entry->rows_forward.reset(fftwf_plan_many_dft_r2c(1, &n_x, static_cast<int>(rows), b.rows.get(), nullptr,
+                                                      1, n_x, b.spectra.get(), nullptr, 1, half,
+                                                      FFTW_ESTIMATE));
+    entry->columns_forward.reset(fftwf_plan_many_dft(1, &n_y, static_cast<int>(kept), b.columns.get(),
+                                                     nullptr, 1, n_y, b.columns.get(), nullptr, 1, n_y,
+                                                     FFTW_FORWARD, FFTW_ESTIMATE));
+    entry->columns_inverse.reset(fftwf_plan_many_dft(1, &n_y, static_cast<int>(kept), b.columns.get(),
+                                                     nullptr, 1, n_y, b.columns.get(), nullptr, 1, n_y,
+                                                     FFTW_BACKWARD, FFTW_ESTIMATE));
+    entry->rows_inverse.reset(fftwf_plan_many_dft_c2r(1, &n_x, static_cast<int>(rows), b.spectra.get(),
+                                                      nullptr, 1, half, b.rows.get(), nullptr, 1, n_x,
+                                                      FFTW_ESTIMATE));
+    if (!entry->rows_forward || !entry->columns_forward || !entry->columns_inverse || !entry->rows_inverse)
         throw InternalError("FFTW could not plan a " + std::to_string(nx) + " x " + std::to_string(ny) +
                             " transform");
     cache.insert(cache.begin(), std::move(entry));
@@ -81,10 +104,17 @@ std::vector<double> kernel_response(const std::vector<double>& w, std::int64_t r
     return h;
 }
 
+template <typename T> FftwBuffer<T> fftw_buffer(std::size_t n, T* (*allocate)(std::size_t)) {
+    FftwBuffer<T> b(allocate(n));
+    if (!b)
+        throw std::bad_alloc();
+    return b;
+}
+
 } // namespace
 
 std::int64_t fast_fft_size(std::int64_t n) {
-    for (std::int64_t m = std::max<std::int64_t>(n, 1);; ++m) {
+    for (std::int64_t m = (std::max<std::int64_t>(n, 1) + 7) / 8 * 8;; m += 8) {
         std::int64_t r = m;
         for (std::int64_t p : {2, 3, 5, 7})
             while (r % p == 0)
@@ -113,47 +143,69 @@ void gaussian_blur(double* values, std::int32_t columns, std::int32_t rows, doub
     const std::int64_t ry = std::min<std::int64_t>(full_radius, rows - 1);
     const std::int64_t nx = fast_fft_size(columns + rx);
     const std::int64_t ny = fast_fft_size(rows + ry);
+    const std::int64_t half = nx / 2 + 1;
     if (nx * ny > kMaxPaddedPoints)
         throw LimitExceeded("the blur of a " + std::to_string(columns) + " x " + std::to_string(rows) +
                             " map with sigma " + format_number(sigma) + " cells needs too large a transform");
-    const std::int64_t half = nx / 2 + 1;
-    FftwBuffer<float> real(fftwf_alloc_real(static_cast<std::size_t>(nx * ny)));
-    FftwBuffer<fftwf_complex> spectrum(fftwf_alloc_complex(static_cast<std::size_t>(ny * half)));
-    if (!real || !spectrum)
-        throw std::bad_alloc();
-    const CachedPlans& plans = plans_for(nx, ny, real.get(), spectrum.get());
-
-    for (std::int64_t y = 0; y < ny; ++y) {
-        float* row = real.get() + y * nx;
-        if (y < rows) {
-            const double* src = values + y * columns;
-            for (std::int64_t x = 0; x < columns; ++x)
-                row[x] = static_cast<float>(src[x]);
-            std::fill(row + columns, row + nx, 0.0f);
-        } else {
-            std::fill(row, row + nx, 0.0f);
-        }
-    }
-    cancel.now();
     const std::vector<double> hx = kernel_response(w, rx, total, nx, half);
     const std::vector<double> hy = kernel_response(w, ry, total, ny, ny / 2 + 1);
-    fftwf_execute_dft_r2c(plans.forward.get(), real.get(), spectrum.get());
+    // The 2-D convolution is separable: transform the map's rows (not the zero rows of the padding), then
+    // only the columns of frequencies the kernel keeps, then back.
+    std::int64_t kept = half;
+    while (kept > 1 && std::fabs(hx[static_cast<std::size_t>(kept - 1)]) < kNegligibleResponse * hx[0])
+        --kept;
+
+    Buffers b{fftw_buffer(static_cast<std::size_t>(nx * rows), fftwf_alloc_real),
+              fftw_buffer(static_cast<std::size_t>(half * rows), fftwf_alloc_complex),
+              fftw_buffer(static_cast<std::size_t>(ny * kept), fftwf_alloc_complex)};
+    const CachedPlans& plans = plans_for(nx, ny, rows, kept, b);
+
+    for (std::int64_t y = 0; y < rows; ++y) {
+        float* row = b.rows.get() + y * nx;
+        const double* src = values + y * columns;
+        for (std::int64_t x = 0; x < columns; ++x)
+            row[x] = static_cast<float>(src[x]);
+        std::fill(row + columns, row + nx, 0.0f);
+    }
+    fftwf_execute_dft_r2c(plans.rows_forward.get(), b.rows.get(), b.spectra.get());
+    cancel.now();
+    fftwf_complex* spectra = b.spectra.get();
+    fftwf_complex* cols = b.columns.get();
+    for (std::int64_t fx = 0; fx < kept; ++fx) {
+        fftwf_complex* column = cols + fx * ny;
+        for (std::int64_t y = 0; y < rows; ++y) {
+            column[y][0] = spectra[y * half + fx][0];
+            column[y][1] = spectra[y * half + fx][1];
+        }
+        std::fill(&column[rows][0], &column[ny][0], 0.0f);
+    }
+    fftwf_execute_dft(plans.columns_forward.get(), cols, cols);
     cancel.now();
     const double norm = 1.0 / (static_cast<double>(nx) * static_cast<double>(ny));
-    for (std::int64_t fy = 0; fy < ny; ++fy) {
-        const std::int64_t ky = fy <= ny / 2 ? fy : ny - fy; // the response is even
-        const double gy = hy[static_cast<std::size_t>(ky)] * norm;
-        fftwf_complex* line = spectrum.get() + fy * half;
-        for (std::int64_t fx = 0; fx < half; ++fx) {
-            const float g = static_cast<float>(gy * hx[static_cast<std::size_t>(fx)]);
-            line[fx][0] *= g;
-            line[fx][1] *= g;
+    for (std::int64_t fx = 0; fx < kept; ++fx) {
+        fftwf_complex* column = cols + fx * ny;
+        const double gx = hx[static_cast<std::size_t>(fx)] * norm;
+        for (std::int64_t fy = 0; fy < ny; ++fy) {
+            const float g =
+                static_cast<float>(gx * hy[static_cast<std::size_t>(fy <= ny / 2 ? fy : ny - fy)]);
+            column[fy][0] *= g;
+            column[fy][1] *= g;
         }
     }
-    fftwf_execute_dft_c2r(plans.inverse.get(), spectrum.get(), real.get());
+    fftwf_execute_dft(plans.columns_inverse.get(), cols, cols);
     cancel.now();
     for (std::int64_t y = 0; y < rows; ++y) {
-        const float* row = real.get() + y * nx;
+        fftwf_complex* line = spectra + y * half;
+        for (std::int64_t fx = 0; fx < kept; ++fx) {
+            line[fx][0] = cols[fx * ny + y][0];
+            line[fx][1] = cols[fx * ny + y][1];
+        }
+        std::fill(&line[kept][0], &line[half][0], 0.0f);
+    }
+    fftwf_execute_dft_c2r(plans.rows_inverse.get(), spectra, b.rows.get());
+    cancel.now();
+    for (std::int64_t y = 0; y < rows; ++y) {
+        const float* row = b.rows.get() + y * nx;
         double* dst = values + y * columns;
         for (std::int64_t x = 0; x < columns; ++x)
             dst[x] = row[x];
