@@ -227,30 +227,32 @@ std::uint64_t text_participant_key(const void* bytes, std::size_t length) {
 
 namespace {
 
-constexpr int kDigitBits = 11;
-constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+constexpr int kMaxDigitBits = 10; // 1024 buckets: the scatter stays in cache (11 bits measured 40% slower)
 constexpr std::uint64_t kMinPendingCompaction = std::uint64_t{1} << 16;
 constexpr int kSmallRecent = 6;  // 64 entries for small states (many groups)
 constexpr int kLargeRecent = 12; // 4096 entries (32 KiB) once a state holds many pairs
 
-// LSD radix sort of n records by a key of `bits` bits; tmp has room for n records. Digits that are the
-// same for every record are skipped.
+// LSD radix sort of n records by a key of `bits` bits, in as few passes of at most 10-bit digits as
+// possible; tmp has room for n records. Digits that are the same for every record are skipped.
 template <typename T, typename Key>
 void radix_sort(T* a, T* tmp, std::size_t n, int bits, Key key, const CancelCheck& cancel) {
-    std::vector<std::size_t> count(kBuckets + 1);
+    const int passes = std::max(1, (bits + kMaxDigitBits - 1) / kMaxDigitBits);
+    const int digit = (bits + passes - 1) / passes;
+    const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
+    std::vector<std::size_t> count((std::size_t{1} << digit) + 1);
     T* from = a;
     T* to = tmp;
-    for (int shift = 0; shift < bits; shift += kDigitBits) {
+    for (int shift = 0; shift < bits; shift += digit) {
         cancel.now();
         std::fill(count.begin(), count.end(), 0);
         for (std::size_t i = 0; i < n; ++i)
-            ++count[((key(from[i]) >> shift) & (kBuckets - 1)) + 1];
+            ++count[((key(from[i]) >> shift) & mask) + 1];
         if (std::find(count.begin() + 1, count.end(), n) != count.end())
             continue; // one bucket holds everything: this digit is constant
-        for (std::size_t d = 1; d <= kBuckets; ++d)
+        for (std::size_t d = 1; d < count.size(); ++d)
             count[d] += count[d - 1];
         for (std::size_t i = 0; i < n; ++i)
-            to[count[(key(from[i]) >> shift) & (kBuckets - 1)]++] = from[i];
+            to[count[(key(from[i]) >> shift) & mask]++] = from[i];
         std::swap(from, to);
     }
     if (from != a)
