@@ -71,10 +71,8 @@ public:
     void release_memory();
 
     GazeAggregate aggregate() const { return aggregate_; }
-    ParticipantKeyKind key_kind() const { return key_kind_; }
     const HeatmapParameters& parameters() const { return parameters_; }
     HeatmapSpec spec() const;
-    std::uint32_t counting_cap() const { return counting_cap_; }
     std::uint64_t participants() const { return participants_; }
     // Distinct (participant, cell) pairs (compacts pending points first).
     std::uint64_t pairs(const CancelCheck& cancel);
