@@ -40,14 +40,17 @@ bool interrupt_pending() {
     return QueryCancelPending || ProcDiePending;
 }
 
-Datum guarded(const char* sql_name, FunctionBody body, FunctionCallInfo fcinfo) {
+namespace {
+
+// Runs f; maps its exceptions as described in guard.hpp.
+template <typename F> Datum run_guarded(const char* sql_name, F&& f) {
     // Only plain data survives the catch blocks: the ereport below happens after the exception object
     // has been destroyed, so its longjmp skips no destructor.
     char message[1024];
     int sqlstate = ERRCODE_INTERNAL_ERROR;
     bool cancelled = false;
     try {
-        return body(fcinfo);
+        return f();
     } catch (const core::Cancelled&) {
         cancelled = true;
     } catch (const core::Error& e) {
@@ -69,6 +72,19 @@ Datum guarded(const char* sql_name, FunctionBody body, FunctionCallInfo fcinfo) 
         ereport(ERROR, (errcode(sqlstate), errmsg("%s: internal error: %s", sql_name, message)));
     ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), errcontext("%s", sql_name)));
     pg_unreachable();
+}
+
+} // namespace
+
+Datum guarded(const char* sql_name, FunctionBody body, FunctionCallInfo fcinfo) {
+    return run_guarded(sql_name, [&] { return body(fcinfo); });
+}
+
+void guarded_call(const char* context, void (*callback)(void*), void* argument) {
+    run_guarded(context, [&] {
+        callback(argument);
+        return Datum(0);
+    });
 }
 
 } // namespace gazepriv::pg

@@ -26,6 +26,10 @@ using FunctionBody = Datum (*)(FunctionCallInfo);
 // std::bad_alloc to 53200, any other exception to XX000, and Cancelled to PostgreSQL's interrupt error.
 Datum guarded(const char* sql_name, FunctionBody body, FunctionCallInfo fcinfo);
 
+// The same guard for C++ work that PostgreSQL calls back outside a SQL function (expanded-object
+// flattening, for example): runs callback(argument), mapping exceptions as above under `context`.
+void guarded_call(const char* context, void (*callback)(void*), void* argument);
+
 // The cancel probe handed to core loops: true when a cancel or terminate request is pending. It only
 // reads PostgreSQL's flags, so it never longjmps.
 bool interrupt_pending();

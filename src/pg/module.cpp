@@ -2,6 +2,7 @@
 #include "pg/backend_rng.hpp"
 #include "pg/budget.hpp"
 #include "pg/guard.hpp"
+#include "pg/heatmap_types.hpp"
 
 extern "C" {
 #include "postgres.h"
@@ -17,6 +18,7 @@ void _PG_init(void);
 extern "C" void _PG_init(void) {
     gazepriv::pg::define_seed_setting();
     gazepriv::pg::define_budget_settings();
+    gazepriv::pg::define_heatmap_settings();
     MarkGUCPrefixReserved("gazepriv");
 }
 

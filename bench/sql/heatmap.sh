@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SQL benchmark of the heatmap aggregates on the 30 Uniss-FGD images replicated to 10.3 M rows (each of the 20
+# participants 19 times, replica after replica, as a recording table would hold them). Every release is compared
+# with SELECT count(*), sum(x), sum(y) over the same rows in the same run (the goal is at most 1.5x, 2x at
+# worst), serial and with 2 parallel workers; times are the best of 7 runs inside the server: wall clock,
+# and for serial plans also the backend's CPU time (utime + stime, 10 ms resolution), which other work on a
+# shared machine does not inflate.
+# work_mem is 256MB for every query, so that GROUP BY stimulus can hash 30 groups of heatmap states (with
+# the default 4MB PostgreSQL sorts the 10 M rows instead).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. test/lib.sh
+
+dir=$(scratch_dir)
+trap 'stop_cluster; rm -rf "$dir"' EXIT
+start_cluster "$dir" >/dev/null
+psql_() { "$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
+
+psql_ -c "CREATE EXTENSION gazepriv" -c "CREATE TABLE uniss_raw (participant text, stimulus int, t_ms float8, x float8,
+    y float8, pupil_left float8, pupil_right float8, event text, fixation_index int)"
+for f in "$SHARED_DATA"/uniss_fgd/samples/img_*.csv; do
+    psql_ -c "\\copy uniss_raw FROM '$f' WITH (FORMAT csv, HEADER true)"
+done
+psql_ <<'SQL'
+CREATE TABLE samples (participant text, stimulus int, t_ms float8, x float8, y float8);
+DO $$ BEGIN FOR r IN 0..18 LOOP
+    INSERT INTO samples SELECT participant || '_' || r, stimulus, t_ms, x, y FROM uniss_raw;
+END LOOP; END $$;
+VACUUM ANALYZE samples;
+CREATE FUNCTION cpu_ms() RETURNS float8 LANGUAGE sql AS $$
+    SELECT (split_part(s, ' ', 14)::float8 + split_part(s, ' ', 15)::float8) * 1000 / 100
+    FROM pg_read_file('/proc/self/stat') s $$;
+CREATE FUNCTION best_ms(q text, reps int DEFAULT 7, OUT wall float8, OUT cpu float8) LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; c0 float8; BEGIN
+    wall := 'Infinity';
+    cpu := 'Infinity';
+    FOR i IN 1..reps LOOP
+        t0 := clock_timestamp();
+        c0 := cpu_ms();
+        EXECUTE q;
+        cpu := least(cpu, cpu_ms() - c0);
+        wall := least(wall, extract(epoch FROM clock_timestamp() - t0) * 1000);
+    END LOOP;
+END $$;
+SQL
+psql_ -At -c "SELECT 'rows: ' || count(*) || ', participants: ' || count(DISTINCT participant) || ', table: ' ||
+              pg_size_pretty(pg_total_relation_size('samples')) || ', jit: ' || current_setting('jit') FROM samples"
+
+psql_ <<'SQL'
+SET work_mem = '256MB';
+CREATE TEMP TABLE results (mode text, query text, wall float8, cpu float8, ord int);
+DO $$
+DECLARE
+    q record;
+    mode record;
+    baseline text := 'SELECT count(*), sum(x), sum(y) FROM samples';
+BEGIN
+    FOR mode IN SELECT * FROM (VALUES ('serial', 0), ('2 workers', 2)) m(name, workers) LOOP
+        EXECUTE format('SET max_parallel_workers_per_gather = %s', mode.workers);
+        FOR q IN SELECT * FROM (VALUES
+            (1, 'baseline: count(*), sum(x), sum(y)', baseline),
+            (2, 'dp_heatmap, 1280 x 1024, 1 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1)) FROM samples'),
+            (3, 'dp_heatmap, 1280 x 1024, 8 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1, cell_size => 8)) FROM samples'),
+            (4, 'gaze_map (exact), 1 px cells, cap 2', 'SELECT gazepriv.gaze_map(participant, x, y, 1280, 1024, 2) FROM samples'),
+            (5, 'dp_heatmap per image (GROUP BY stimulus)', 'SELECT stimulus, gazepriv.dp_heatmap(participant, x - 359, y - 131, gazepriv.heatmap_spec(562, 762, 1)) FROM samples GROUP BY stimulus'),
+            (6, 'baseline again', baseline),
+            (7, 'baseline per image: count, sums GROUP BY stimulus', 'SELECT stimulus, count(*), sum(x), sum(y) FROM samples GROUP BY stimulus')) v(ord, name, sql) LOOP
+            INSERT INTO results SELECT mode.name, q.name, b.wall, b.cpu, q.ord FROM best_ms(q.sql) b;
+        END LOOP;
+    END LOOP;
+END $$;
+SELECT mode, query, round(wall) AS wall_ms,
+       round((wall / min(wall) FILTER (WHERE ord IN (1, 6)) OVER (PARTITION BY mode))::numeric, 2) AS wall_vs_scan,
+       CASE WHEN mode = 'serial' THEN round(cpu) END AS cpu_ms,
+       CASE WHEN mode = 'serial' THEN round((cpu / min(cpu) FILTER (WHERE ord IN (1, 6)) OVER (PARTITION BY mode))::numeric, 2) END
+           AS cpu_vs_scan
+FROM results WHERE ord <> 6 ORDER BY mode DESC, ord;
+SQL

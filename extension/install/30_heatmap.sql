@@ -1,0 +1,265 @@
+-- DP gaze heatmaps (Liu et al. 2019): exact capped gaze maps, their DP release as parallel, Citus-ready
+-- aggregates, pictures and utility metrics.
+
+-- The transition state: per-(participant, cell) capped counts; text form is base64 of a versioned,
+-- checksummed binary blob (Citus ships states as text), validated on input.
+CREATE TYPE @extschema@.heatmap_state;
+
+CREATE FUNCTION @extschema@.heatmap_state_in(cstring) RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_state_in(cstring) IS
+    'Text input of heatmap_state (base64); validates checksum, structure and ranges, corrupted input is '
+    'ERROR XX001. Privacy: releases nothing (a state holds exact per-participant counts; treat it as raw data).';
+CREATE FUNCTION @extschema@.heatmap_state_out(@extschema@.heatmap_state) RETURNS cstring
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_state_out(@extschema@.heatmap_state) IS
+    'Text output of heatmap_state (base64). Privacy: NOT private, the exact per-participant counts; only '
+    'roles that may read the raw gaze rows can produce a state.';
+CREATE FUNCTION @extschema@.heatmap_state_recv(internal) RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_state_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_state_recv(internal) IS
+    'Binary input of heatmap_state, validated like the text input. Privacy: releases nothing.';
+CREATE FUNCTION @extschema@.heatmap_state_send(@extschema@.heatmap_state) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_state_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_state_send(@extschema@.heatmap_state) IS
+    'Binary output of heatmap_state. Privacy: NOT private, the exact per-participant counts.';
+
+CREATE TYPE @extschema@.heatmap_state (
+    INPUT = @extschema@.heatmap_state_in, OUTPUT = @extschema@.heatmap_state_out,
+    RECEIVE = @extschema@.heatmap_state_recv, SEND = @extschema@.heatmap_state_send,
+    INTERNALLENGTH = VARIABLE, STORAGE = extended);
+COMMENT ON TYPE @extschema@.heatmap_state IS
+    'Transition state of gaze_map, dp_heatmap and optimal_cap: every (participant, cell) pair''s count, capped '
+    'at m, so that partial states merge exactly; memory grows with distinct pairs. Privacy: NOT private, '
+    'exact counts; never released by the aggregates themselves.';
+COMMENT ON TYPE @extschema@.heatmap_state[] IS 'Array of heatmap_state. Privacy: NOT private, exact counts.';
+
+CREATE TYPE @extschema@.heatmap_spec AS (
+    width int4, height int4, epsilon float8, delta float8, cap int4, mechanism text, calibration text,
+    blur_sigma float8, cell_size int4, observers int8, dataset text);
+COMMENT ON TYPE @extschema@.heatmap_spec IS
+    'Parameters of a DP heatmap release; build it with heatmap_spec(), which validates them. Privacy: '
+    'epsilon, delta and cap set the guarantee; dataset is carried to the cost record (budget charging is wired '
+    'by the budget area).';
+COMMENT ON TYPE @extschema@.heatmap_spec[] IS 'Array of heatmap_spec. Privacy: parameters only, releases nothing.';
+
+CREATE TYPE @extschema@.heatmap AS (
+    width int4, height int4, cell_size int4, columns int4, rows int4, "values" float8[], n int8, cap int4,
+    mechanism text, calibration text, epsilon float8, delta float8, rho float8, sigma float8, scale float8,
+    blur_sigma float8);
+COMMENT ON TYPE @extschema@.heatmap IS
+    'A gaze heatmap: values (float8[], rows x columns, row-major; cell (c, r) covers pixels [c*cell_size, '
+    '(c+1)*cell_size) x [r*cell_size, (r+1)*cell_size)) hold the capped count sum divided by n, plus how it was '
+    'made: mechanism (none for exact maps), calibration, epsilon, delta, rho (zCDP), sigma (Gaussian) or scale '
+    '(Laplace) of the noise per cell of values, blur_sigma in pixels. Privacy: as stated by its fields; '
+    'mechanism none means exact and NOT private.';
+COMMENT ON TYPE @extschema@.heatmap[] IS 'Array of heatmap. Privacy: as stated by each element''s fields.';
+
+-- Specification and cost (validate, release nothing) -------------------------------------------------
+
+CREATE FUNCTION @extschema@.heatmap_spec(width int4, height int4, epsilon float8, delta float8 DEFAULT 1e-5,
+                                         cap int4 DEFAULT 1, mechanism text DEFAULT 'gaussian',
+                                         calibration text DEFAULT 'analytic', blur_sigma float8 DEFAULT 0,
+                                         cell_size int4 DEFAULT 1, observers int8 DEFAULT NULL,
+                                         dataset text DEFAULT NULL) RETURNS @extschema@.heatmap_spec
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_spec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_spec(int4, int4, float8, float8, int4, text, text, float8, int4, int8, text) IS
+    'Validated parameters of a DP heatmap: a width x height pixel grid of cell_size px cells (at most '
+    'gazepriv.max_heatmap_cells cells, checked when the spec is built, which for constant arguments is before '
+    'any row is read), cap m >= 1, mechanism gaussian (delta in (0, 1); calibration analytic, liu2019 or '
+    'dwork_roth) or laplace, blur_sigma in pixels, observers = the public n (NULL: the exact participant count, '
+    'then treated as public), dataset (accepted; budget charging is wired by the budget area). Errors are '
+    '22023. Privacy: releases nothing; see heatmap_release_cost for what a release with it costs.';
+
+CREATE FUNCTION @extschema@.heatmap_release_cost(spec @extschema@.heatmap_spec,
+    OUT epsilon float8, OUT delta float8, OUT rho float8, OUT sigma float8, OUT scale float8, OUT noise_sd float8,
+    OUT map_sd float8, OUT l2_sensitivity float8, OUT l1_sensitivity float8, OUT cells int8, OUT guarantee text,
+    OUT non_private_choices boolean, OUT mechanism text, OUT parameters jsonb) RETURNS record
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_release_cost' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_release_cost(@extschema@.heatmap_spec) IS
+    'Preview of the privacy cost of one dp_heatmap or privatize release with this spec, computed from the spec '
+    'alone exactly as the release computes it: epsilon, delta (Gaussian; includes the sampler''s and the '
+    'discreteness reserves), rho (zCDP, Gaussian), sigma or scale of the integer noise on each capped sum '
+    '(noise_sd), map_sd = noise_sd / observers (per cell of the released map, when observers is given), '
+    'sensitivities m sqrt(r) and m r, and all parameters as jsonb. Privacy: releases nothing.';
+
+-- Exact capped gaze maps (NOT private) -----------------------------------------------------------------
+
+CREATE FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, text, float8, float8, int4, int4, int4)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__gaze_map_sfunc_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, text, float8, float8, int4, int4, int4, int4)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__gaze_map_sfunc_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, int8, float8, float8, int4, int4, int4)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__gaze_map_sfunc_bigint' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, int8, float8, float8, int4, int4, int4, int4)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__gaze_map_sfunc_bigint' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, text, float8, float8, int4, int4, int4) IS
+    'Transition function of gaze_map(text, ...): counts the point for its participant, capped. Privacy: exact, internal.';
+COMMENT ON FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, text, float8, float8, int4, int4, int4, int4) IS
+    'Transition function of gaze_map(text, ..., cell_size). Privacy: exact, internal.';
+COMMENT ON FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, int8, float8, float8, int4, int4, int4) IS
+    'Transition function of gaze_map(bigint, ...). Privacy: exact, internal.';
+COMMENT ON FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, int8, float8, float8, int4, int4, int4, int4) IS
+    'Transition function of gaze_map(bigint, ..., cell_size). Privacy: exact, internal.';
+
+CREATE FUNCTION @extschema@._heatmap_combine(@extschema@.heatmap_state, @extschema@.heatmap_state)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__heatmap_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._heatmap_combine(@extschema@.heatmap_state, @extschema@.heatmap_state) IS
+    'Combine function of the heatmap aggregates: merges per-(participant, cell) counts with min(a + b, m), '
+    'exact however a participant''s rows were split. Privacy: exact, internal.';
+
+CREATE FUNCTION @extschema@._gaze_map_final(@extschema@.heatmap_state) RETURNS @extschema@.heatmap
+    AS 'MODULE_PATHNAME', 'gazepriv__gaze_map_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._gaze_map_final(@extschema@.heatmap_state) IS
+    'Final function of gaze_map: capped sums divided by the participant count. Privacy: exact, NOT private.';
+
+CREATE AGGREGATE @extschema@.gaze_map(participant text, x float8, y float8, width int4, height int4, cap int4) (
+    SFUNC = @extschema@._gaze_map_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._gaze_map_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+CREATE AGGREGATE @extschema@.gaze_map(participant text, x float8, y float8, width int4, height int4, cap int4,
+                                      cell_size int4) (
+    SFUNC = @extschema@._gaze_map_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._gaze_map_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+CREATE AGGREGATE @extschema@.gaze_map(participant int8, x float8, y float8, width int4, height int4, cap int4) (
+    SFUNC = @extschema@._gaze_map_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._gaze_map_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+CREATE AGGREGATE @extschema@.gaze_map(participant int8, x float8, y float8, width int4, height int4, cap int4,
+                                      cell_size int4) (
+    SFUNC = @extschema@._gaze_map_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._gaze_map_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.gaze_map(text, float8, float8, int4, int4, int4) IS
+    'The exact capped gaze map G = (1/n) sum_i min(count_i(cell), cap) on a width x height grid of 1 px cells '
+    '(n = distinct participants); points outside the grid, NaN or infinite are dropped, NULL participants '
+    'ignored. Parallel and Citus safe. Privacy: exact, NOT private (for curators and utility metrics).';
+COMMENT ON AGGREGATE @extschema@.gaze_map(text, float8, float8, int4, int4, int4, int4) IS
+    'gaze_map with cells of cell_size px. Privacy: exact, NOT private.';
+COMMENT ON AGGREGATE @extschema@.gaze_map(int8, float8, float8, int4, int4, int4) IS
+    'gaze_map for bigint participants. Privacy: exact, NOT private.';
+COMMENT ON AGGREGATE @extschema@.gaze_map(int8, float8, float8, int4, int4, int4, int4) IS
+    'gaze_map for bigint participants with cells of cell_size px. Privacy: exact, NOT private.';
+
+-- The DP release ---------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@._dp_heatmap_sfunc(@extschema@.heatmap_state, text, float8, float8, @extschema@.heatmap_spec)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__dp_heatmap_sfunc_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@._dp_heatmap_sfunc(@extschema@.heatmap_state, int8, float8, float8, @extschema@.heatmap_spec)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__dp_heatmap_sfunc_bigint' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._dp_heatmap_sfunc(@extschema@.heatmap_state, text, float8, float8, @extschema@.heatmap_spec) IS
+    'Transition function of dp_heatmap(text, ...): exact capped counting, no noise. Privacy: exact, internal.';
+COMMENT ON FUNCTION @extschema@._dp_heatmap_sfunc(@extschema@.heatmap_state, int8, float8, float8, @extschema@.heatmap_spec) IS
+    'Transition function of dp_heatmap(bigint, ...): exact capped counting, no noise. Privacy: exact, internal.';
+
+CREATE FUNCTION @extschema@._dp_heatmap_final(@extschema@.heatmap_state) RETURNS @extschema@.heatmap
+    AS 'MODULE_PATHNAME', 'gazepriv__dp_heatmap_final' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._dp_heatmap_final(@extschema@.heatmap_state) IS
+    'Final function of dp_heatmap, the only place it draws noise: exact discrete Gaussian or discrete Laplace '
+    'noise on every capped sum, divided by n, then the blur; never modifies the state, refuses window use. '
+    'Privacy: one (epsilon, delta)-DP release per group, as heatmap_release_cost states.';
+
+CREATE AGGREGATE @extschema@.dp_heatmap(participant text, x float8, y float8, spec @extschema@.heatmap_spec) (
+    SFUNC = @extschema@._dp_heatmap_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._dp_heatmap_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+CREATE AGGREGATE @extschema@.dp_heatmap(participant int8, x float8, y float8, spec @extschema@.heatmap_spec) (
+    SFUNC = @extschema@._dp_heatmap_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._dp_heatmap_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.dp_heatmap(text, float8, float8, @extschema@.heatmap_spec) IS
+    'DP gaze heatmap (Liu et al. 2019): capped sums S on spec''s grid, exact integer noise (discrete Gaussian, '
+    'sensitivity m sqrt(r), or discrete Laplace, m r), divided by n, then blurred (noise before blur). Parallel '
+    'and Citus safe; the spec must be the same on every row of a group. Privacy: (epsilon, delta)-DP '
+    '(Gaussian, also rho-zCDP) or epsilon-DP (Laplace) per group under replace-one-participant neighbours with n '
+    'public; one release per distinct call (identical calls in one query level are evaluated once); does not '
+    'charge a budget yet (spec.dataset is accepted and ignored until the budget area wires charging).';
+COMMENT ON AGGREGATE @extschema@.dp_heatmap(int8, float8, float8, @extschema@.heatmap_spec) IS
+    'dp_heatmap for bigint participants. Privacy: as dp_heatmap(text, ...): (epsilon, delta)-DP or epsilon-DP '
+    'per group, replace-one neighbours, n public; one release per distinct call; no budget charged yet.';
+
+CREATE FUNCTION @extschema@.privatize(map @extschema@.heatmap, spec @extschema@.heatmap_spec)
+    RETURNS @extschema@.heatmap
+    AS 'MODULE_PATHNAME', 'gazepriv_privatize' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.privatize(@extschema@.heatmap, @extschema@.heatmap_spec) IS
+    'The DP release of an exact map from gaze_map (same grid and cap as spec; the capped sums are map values '
+    'times map n): draws noise exactly as dp_heatmap, divides by spec.observers or map.n, then blurs. Privacy: '
+    '(epsilon, delta)-DP or epsilon-DP per call as heatmap_release_cost states, provided map is gaze_map''s '
+    'output over the participants to protect; no budget charged yet.';
+
+-- Algorithm 1 (NON-PRIVATE) ----------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@._optimal_cap_sfunc(@extschema@.heatmap_state, text, float8, float8, @extschema@.heatmap_spec)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__optimal_cap_sfunc_text' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@._optimal_cap_sfunc(@extschema@.heatmap_state, int8, float8, float8, @extschema@.heatmap_spec)
+    RETURNS @extschema@.heatmap_state
+    AS 'MODULE_PATHNAME', 'gazepriv__optimal_cap_sfunc_bigint' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._optimal_cap_sfunc(@extschema@.heatmap_state, text, float8, float8, @extschema@.heatmap_spec) IS
+    'Transition function of optimal_cap(text, ...): exact uncapped counting. Privacy: exact, internal.';
+COMMENT ON FUNCTION @extschema@._optimal_cap_sfunc(@extschema@.heatmap_state, int8, float8, float8, @extschema@.heatmap_spec) IS
+    'Transition function of optimal_cap(bigint, ...): exact uncapped counting. Privacy: exact, internal.';
+CREATE FUNCTION @extschema@._optimal_cap_final(@extschema@.heatmap_state) RETURNS int4
+    AS 'MODULE_PATHNAME', 'gazepriv__optimal_cap_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._optimal_cap_final(@extschema@.heatmap_state) IS
+    'Final function of optimal_cap: Algorithm 1 of Liu et al. Privacy: NON-PRIVATE, reads raw counts.';
+
+CREATE AGGREGATE @extschema@.optimal_cap(participant text, x float8, y float8, spec @extschema@.heatmap_spec) (
+    SFUNC = @extschema@._optimal_cap_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._optimal_cap_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+CREATE AGGREGATE @extschema@.optimal_cap(participant int8, x float8, y float8, spec @extschema@.heatmap_spec) (
+    SFUNC = @extschema@._optimal_cap_sfunc, STYPE = @extschema@.heatmap_state, SSPACE = 1048576,
+    COMBINEFUNC = @extschema@._heatmap_combine, FINALFUNC = @extschema@._optimal_cap_final,
+    FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.optimal_cap(text, float8, float8, @extschema@.heatmap_spec) IS
+    'Algorithm 1 of Liu et al. 2019: the cap m in [1, largest per-participant cell count] minimising Theorem '
+    '4.1''s expected MSE (noise variance of spec''s mechanism at cap m + squared capping bias) on spec''s grid '
+    '(spec.cap is ignored). Privacy: NON-PRIVATE, a data-dependent choice read from raw counts; a strict '
+    'alternative is a cap fixed in advance.';
+COMMENT ON AGGREGATE @extschema@.optimal_cap(int8, float8, float8, @extschema@.heatmap_spec) IS
+    'optimal_cap for bigint participants. Privacy: NON-PRIVATE, a data-dependent choice read from raw counts.';
+
+-- Post-processing: blur, cells, pictures, metrics -------------------------------------------------------
+
+CREATE FUNCTION @extschema@.heatmap_blur(heatmap @extschema@.heatmap, sigma float8) RETURNS @extschema@.heatmap
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_blur' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_blur(@extschema@.heatmap, float8) IS
+    'The map convolved with a Gaussian point-spread function of standard deviation sigma pixels (the same blur '
+    'as spec.blur_sigma; zero outside the map); blur_sigma becomes sqrt(old^2 + sigma^2). Privacy: '
+    'post-processing, keeps the input''s guarantee.';
+
+CREATE FUNCTION @extschema@.heatmap_cells(heatmap @extschema@.heatmap, OUT x int4, OUT y int4, OUT value float8)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_cells' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 10000;
+COMMENT ON FUNCTION @extschema@.heatmap_cells(@extschema@.heatmap) IS
+    'One row per cell for BI tools: x, y = the cell''s top-left pixel, value. Privacy: post-processing, keeps '
+    'the input''s guarantee.';
+
+CREATE FUNCTION @extschema@.heatmap_png(heatmap @extschema@.heatmap, colormap text DEFAULT 'inferno',
+                                        alpha_from_value boolean DEFAULT true) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_png' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_png(@extschema@.heatmap, text, boolean) IS
+    'An RGBA PNG of the map, one pixel per screen pixel (per cell above 2^24 pixels): values from 0 to the '
+    'map''s maximum through colormap inferno, viridis or gray; with alpha_from_value the opacity follows the '
+    'value, to lay the picture over the stimulus. Privacy: post-processing, keeps the input''s guarantee.';
+
+CREATE FUNCTION @extschema@.heatmap_mse(a @extschema@.heatmap, b @extschema@.heatmap) RETURNS float8
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_mse' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_mse(@extschema@.heatmap, @extschema@.heatmap) IS
+    'Mean squared error between two maps of the same grid. Privacy: a function of both inputs; comparing with '
+    'an exact map is NOT private.';
+
+CREATE FUNCTION @extschema@.heatmap_cc(a @extschema@.heatmap, b @extschema@.heatmap) RETURNS float8
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_cc' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_cc(@extschema@.heatmap, @extschema@.heatmap) IS
+    'Pearson correlation coefficient (CC) between two maps of the same grid, NULL when either is constant. '
+    'Privacy: a function of both inputs; comparing with an exact map is NOT private.';

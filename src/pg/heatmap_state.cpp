@@ -1,0 +1,188 @@
+// gazepriv.heatmap_state: text and binary input/output, and the expanded-object form used while an
+// aggregate runs (see heatmap_state.hpp).
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "pg/guard.hpp"
+#include "pg/heatmap_state.hpp"
+
+extern "C" {
+#include "common/base64.h"
+#include "libpq/pqformat.h"
+#include "utils/memutils.h"
+}
+
+namespace gazepriv::pg {
+
+namespace {
+
+const core::CancelCheck kCancel(interrupt_pending);
+
+Size state_get_flat_size(ExpandedObjectHeader* header);
+void state_flatten_into(ExpandedObjectHeader* header, void* result, Size allocated_size);
+
+} // namespace
+
+const ExpandedObjectMethods heatmap_state_methods = {state_get_flat_size, state_flatten_into};
+
+namespace {
+
+void serialize_into_cache(void* argument) {
+    auto* state = static_cast<HeatmapStateObject*>(argument);
+    const std::vector<std::uint8_t> bytes = state->counts.serialize(kCancel);
+    const core::MemoryArena arena = context_arena(state->header.eoh_context);
+    arena.put(state->flat);
+    state->flat = nullptr;
+    state->flat = static_cast<std::uint8_t*>(arena.get(bytes.size()));
+    std::memcpy(state->flat, bytes.data(), bytes.size());
+    state->flat_size = bytes.size();
+    state->flat_valid = true;
+}
+
+Size state_get_flat_size(ExpandedObjectHeader* header) {
+    auto* state = reinterpret_cast<HeatmapStateObject*>(header);
+    if (!state->flat_valid)
+        guarded_call("gazepriv.heatmap_state", serialize_into_cache, state);
+    if (state->flat_size > MaxAllocSize - VARHDRSZ)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("a heatmap state of %zu bytes exceeds PostgreSQL's 1 GB limit for one value",
+                               state->flat_size),
+                        errhint("Use a larger cell_size or group the query into smaller groups.")));
+    return VARHDRSZ + state->flat_size;
+}
+
+void state_flatten_into(ExpandedObjectHeader* header, void* result, Size allocated_size) {
+    auto* state = reinterpret_cast<HeatmapStateObject*>(header);
+    Assert(state->flat_valid && allocated_size == VARHDRSZ + state->flat_size);
+    SET_VARSIZE(result, allocated_size);
+    std::memcpy(VARDATA(result), state->flat, state->flat_size);
+}
+
+HeatmapStateObject* our_expanded_state(Datum value) {
+    if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value)))
+        return nullptr;
+    ExpandedObjectHeader* header = DatumGetEOHP(value);
+    return header->eoh_methods == &heatmap_state_methods ? reinterpret_cast<HeatmapStateObject*>(header)
+                                                         : nullptr;
+}
+
+// Validates a flat state's bytes (throws CorruptData), without keeping anything.
+void validate_flat(const std::uint8_t* bytes, std::size_t size) {
+    core::GazeCounts scratch;
+    scratch.deserialize(bytes, size, context_arena(CurrentMemoryContext), kCancel);
+    scratch.release_memory();
+}
+
+void* arena_allocate(void* context, std::size_t bytes) {
+    if (bytes > MaxAllocHugeSize)
+        return nullptr;
+    return MemoryContextAllocExtended(static_cast<MemoryContext>(context), bytes,
+                                      MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+void arena_release(void*, void* pointer) {
+    pfree(pointer);
+}
+
+} // namespace
+
+core::MemoryArena context_arena(MemoryContext context) {
+    core::MemoryArena arena;
+    arena.allocate = arena_allocate;
+    arena.release = arena_release;
+    arena.context = context;
+    return arena;
+}
+
+HeatmapStateObject* new_heatmap_state(MemoryContext aggregate_context) {
+    MemoryContext context =
+        AllocSetContextCreate(aggregate_context, "gazepriv heatmap state", ALLOCSET_DEFAULT_SIZES);
+    auto* state =
+        static_cast<HeatmapStateObject*>(MemoryContextAllocZero(context, sizeof(HeatmapStateObject)));
+    EOH_init_header(&state->header, &heatmap_state_methods, context);
+    state->spec_image = nullptr;
+    state->spec_image_size = 0;
+    state->last_participant_size = sizeof state->last_participant + 1;
+    state->last_participant_key = 0;
+    state->flat = nullptr;
+    state->flat_size = 0;
+    state->flat_valid = false;
+    return state;
+}
+
+HeatmapStateObject* writable_heatmap_state(Datum value, MemoryContext aggregate_context) {
+    HeatmapStateObject* existing = our_expanded_state(value);
+    if (existing != nullptr && VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(value)) &&
+        MemoryContextGetParent(existing->header.eoh_context) == aggregate_context)
+        return existing;
+    struct varlena* flat = existing == nullptr ? PG_DETOAST_DATUM(value) : nullptr;
+    HeatmapStateObject* state = new_heatmap_state(aggregate_context);
+    const core::MemoryArena arena = context_arena(state->header.eoh_context);
+    if (existing != nullptr)
+        state->counts.copy_from(existing->counts, arena, kCancel);
+    else
+        state->counts.deserialize(reinterpret_cast<const std::uint8_t*>(VARDATA(flat)),
+                                  VARSIZE(flat) - VARHDRSZ, arena, kCancel);
+    return state;
+}
+
+const core::GazeCounts* readable_heatmap_state(Datum value, core::GazeCounts* scratch) {
+    if (HeatmapStateObject* state = our_expanded_state(value))
+        return &state->counts;
+    struct varlena* flat = PG_DETOAST_DATUM(value);
+    scratch->deserialize(reinterpret_cast<const std::uint8_t*>(VARDATA(flat)), VARSIZE(flat) - VARHDRSZ,
+                         context_arena(CurrentMemoryContext), kCancel);
+    return scratch;
+}
+
+} // namespace gazepriv::pg
+
+using namespace gazepriv;
+
+GAZEPRIV_FUNCTION(heatmap_state_in) {
+    const char* text = PG_GETARG_CSTRING(0);
+    const std::size_t length = std::strlen(text);
+    if (length > static_cast<std::size_t>(INT_MAX) / 2)
+        throw core::LimitExceeded("a heatmap state text of " + std::to_string(length) + " bytes is too long");
+    const int capacity = pg_b64_dec_len(static_cast<int>(length));
+    auto* result = static_cast<struct varlena*>(palloc(VARHDRSZ + capacity));
+    const int size = pg_b64_decode(text, static_cast<int>(length), VARDATA(result), capacity);
+    if (size < 0)
+        throw core::CorruptData("invalid heatmap state: the text is not base64");
+    pg::validate_flat(reinterpret_cast<const std::uint8_t*>(VARDATA(result)), static_cast<std::size_t>(size));
+    SET_VARSIZE(result, VARHDRSZ + size);
+    PG_RETURN_POINTER(result);
+}
+
+GAZEPRIV_FUNCTION(heatmap_state_out) {
+    struct varlena* flat = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+    const std::size_t size = VARSIZE(flat) - VARHDRSZ;
+    if (size > static_cast<std::size_t>(INT_MAX) / 4 * 3 - 4)
+        throw core::LimitExceeded("a heatmap state of " + std::to_string(size) +
+                                  " bytes is too large for text");
+    const int capacity = pg_b64_enc_len(static_cast<int>(size));
+    char* text = static_cast<char*>(palloc(capacity + 1));
+    const int written = pg_b64_encode(VARDATA(flat), static_cast<int>(size), text, capacity);
+    if (written < 0)
+        throw core::InternalError("base64 encoding failed");
+    text[written] = '\0';
+    PG_RETURN_CSTRING(text);
+}
+
+GAZEPRIV_FUNCTION(heatmap_state_recv) {
+    StringInfo buffer = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    const std::size_t size = static_cast<std::size_t>(buffer->len - buffer->cursor);
+    auto* result = static_cast<struct varlena*>(palloc(VARHDRSZ + size));
+    std::memcpy(VARDATA(result), buffer->data + buffer->cursor, size);
+    buffer->cursor = buffer->len;
+    pg::validate_flat(reinterpret_cast<const std::uint8_t*>(VARDATA(result)), size);
+    SET_VARSIZE(result, VARHDRSZ + size);
+    PG_RETURN_POINTER(result);
+}
+
+GAZEPRIV_FUNCTION(heatmap_state_send) {
+    // The binary form is the flat value's payload: a bytea with the same bytes.
+    PG_RETURN_BYTEA_P(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
+}

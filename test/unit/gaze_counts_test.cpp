@@ -1,0 +1,294 @@
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/gaze_counts.hpp"
+
+using namespace gazepriv::core;
+
+namespace {
+
+HeatmapSpec spec_for(std::int32_t width, std::int32_t height, std::int32_t cell_size, std::int32_t cap) {
+    HeatmapSpec spec;
+    spec.parameters.grid = make_grid(width, height, cell_size, kMaxHeatmapCells);
+    spec.parameters.cap = cap;
+    return spec;
+}
+
+struct Counts {
+    GazeCounts c;
+    Counts(const HeatmapSpec& spec, GazeAggregate aggregate = GazeAggregate::ExactMap) {
+        c.init(aggregate, ParticipantKeyKind::Integer, spec, MemoryArena::heap());
+    }
+    ~Counts() { c.release_memory(); }
+    void add(std::uint64_t participant, double x, double y) { c.add_point(c.participant(participant), x, y); }
+    std::vector<std::int64_t> sums() const {
+        std::vector<std::int64_t> s(static_cast<std::size_t>(c.parameters().grid.cells()));
+        c.cell_sums(s.data(), CancelCheck());
+        return s;
+    }
+};
+
+struct Point {
+    std::uint64_t participant;
+    double x, y;
+};
+
+// Random gaze-like points: participants visit a few cells repeatedly.
+std::vector<Point> random_points(std::size_t n, int participants, int width, int height, unsigned seed) {
+    std::mt19937_64 gen(seed); // test data only, not noise
+    std::vector<Point> points;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t p = gen() % participants;
+        const double x = static_cast<double>(gen() % (width + 4)) - 2 + 0.25;
+        const double y = static_cast<double>(gen() % (height + 4)) - 2 + 0.75;
+        points.push_back({p, x, y});
+    }
+    return points;
+}
+
+// Brute force: min(count, cap) per (participant, cell), summed per cell.
+std::vector<std::int64_t> brute_force(const std::vector<Point>& points, const GazeGrid& grid,
+                                      std::int64_t cap) {
+    std::map<std::pair<std::uint64_t, std::int64_t>, std::int64_t> counts;
+    for (const Point& p : points) {
+        const std::int64_t cell = grid.cell_of(p.x, p.y);
+        if (cell >= 0)
+            ++counts[{p.participant, cell}];
+    }
+    std::vector<std::int64_t> sums(static_cast<std::size_t>(grid.cells()));
+    for (const auto& [key, count] : counts)
+        sums[static_cast<std::size_t>(key.second)] += std::min(count, cap);
+    return sums;
+}
+
+} // namespace
+
+TEST(GazeGrid, CellsDropPointsOutsideNaNAndInfinity) {
+    const GazeGrid g = make_grid(10, 7, 3, kMaxHeatmapCells);
+    EXPECT_EQ(g.columns, 4);
+    EXPECT_EQ(g.rows, 3);
+    EXPECT_EQ(g.cell_of(0, 0), 0);
+    EXPECT_EQ(g.cell_of(2.999, 0), 0);
+    EXPECT_EQ(g.cell_of(3, 0), 1);
+    EXPECT_EQ(g.cell_of(9.999, 6.999), 2 * 4 + 3); // last partial cell
+    EXPECT_EQ(g.cell_of(10, 0), -1);
+    EXPECT_EQ(g.cell_of(0, 7), -1);
+    EXPECT_EQ(g.cell_of(-0.001, 0), -1);
+    EXPECT_EQ(g.cell_of(NAN, 1), -1);
+    EXPECT_EQ(g.cell_of(1, INFINITY), -1);
+    EXPECT_EQ(g.cell_of(-INFINITY, 1), -1);
+    EXPECT_THROW(make_grid(0, 5, 1, kMaxHeatmapCells), InvalidArgument);
+    EXPECT_THROW(make_grid(5, 5, 0, kMaxHeatmapCells), InvalidArgument);
+    EXPECT_THROW(make_grid(100, 100, 1, 9999), InvalidArgument); // the cell limit
+    EXPECT_NO_THROW(make_grid(100, 100, 1, 10000));
+}
+
+TEST(GazeCounts, CapsEachParticipantsCountPerCell) {
+    Counts c(spec_for(4, 4, 1, 2));
+    for (int i = 0; i < 5; ++i)
+        c.add(1, 0.5, 0.5); // 5 points, capped at 2
+    c.add(2, 0.5, 0.5);
+    c.add(2, 3.5, 3.5);
+    c.add(3, 4.0, 0.0); // outside: participant counted, point dropped
+    const auto s = c.sums();
+    EXPECT_EQ(s[0], 3);
+    EXPECT_EQ(s[15], 1);
+    EXPECT_EQ(c.c.participants(), 3u);
+    EXPECT_EQ(c.c.max_count(CancelCheck()), 2u);
+}
+
+TEST(GazeCounts, MatchesBruteForceAcrossCompactions) {
+    for (std::int32_t cap : {1, 2, 7}) {
+        const HeatmapSpec spec = spec_for(37, 23, 2, cap);
+        const auto points = random_points(400000, 50, 37, 23, 7 + cap);
+        Counts c(spec);
+        for (const Point& p : points)
+            c.add(p.participant, p.x, p.y);
+        EXPECT_EQ(c.sums(), brute_force(points, spec.parameters.grid, cap)) << "cap " << cap;
+    }
+}
+
+TEST(GazeCounts, MergingSplitStatesIsExact) {
+    // A participant's points split over several partial states (parallel workers, Citus shards): the merged
+    // state equals the single one, byte for byte, although each part alone saturates differently.
+    for (std::int32_t cap : {1, 3}) {
+        const HeatmapSpec spec = spec_for(16, 16, 1, cap);
+        const auto points = random_points(60000, 9, 16, 16, 11 + cap);
+        Counts whole(spec);
+        std::vector<std::unique_ptr<Counts>> parts;
+        for (int k = 0; k < 4; ++k)
+            parts.push_back(std::make_unique<Counts>(spec));
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            whole.add(points[i].participant, points[i].x, points[i].y);
+            parts[(i * 7) % 4]->add(points[i].participant, points[i].x, points[i].y);
+        }
+        for (int k = 1; k < 4; ++k)
+            parts[0]->c.merge(parts[k]->c, CancelCheck());
+        EXPECT_EQ(parts[0]->sums(), whole.sums());
+        EXPECT_EQ(parts[0]->c.serialize(CancelCheck()), whole.c.serialize(CancelCheck()));
+        // Naive per-part capping would overcount: show that the parts alone sum to more.
+        if (cap == 1) {
+            std::int64_t naive = 0, exact = 0;
+            for (int k = 0; k < 4; ++k) {
+                Counts part(spec);
+                for (std::size_t i = k; i < points.size(); i += 4)
+                    part.add(points[i].participant, points[i].x, points[i].y);
+                for (auto v : part.sums())
+                    naive += v;
+            }
+            for (auto v : whole.sums())
+                exact += v;
+            EXPECT_GT(naive, exact);
+        }
+    }
+}
+
+TEST(GazeCounts, DeserializedStatesMergeLinearlyAndStayUsable) {
+    // States that come back from workers or shards are canonical (participants in key order): they merge in
+    // one linear pass, including participants only one side has, and the result still accepts points.
+    const HeatmapSpec spec = spec_for(12, 9, 1, 2);
+    const auto points = random_points(30000, 23, 12, 9, 5);
+    Counts whole(spec);
+    std::vector<std::unique_ptr<Counts>> parts;
+    for (int k = 0; k < 3; ++k)
+        parts.push_back(std::make_unique<Counts>(spec));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        whole.add(points[i].participant, points[i].x, points[i].y);
+        // participant-dependent split: some participants appear in one part only
+        parts[(points[i].participant % 5 == 0) ? 0 : (i % 3)]->add(points[i].participant, points[i].x,
+                                                                   points[i].y);
+    }
+    std::vector<GazeCounts> back(3);
+    for (int k = 0; k < 3; ++k) {
+        const auto bytes = parts[k]->c.serialize(CancelCheck());
+        back[k].deserialize(bytes.data(), bytes.size(), MemoryArena::heap(), CancelCheck());
+    }
+    back[0].merge(back[1], CancelCheck());
+    back[0].merge(back[2], CancelCheck());
+    EXPECT_EQ(back[0].serialize(CancelCheck()), whole.c.serialize(CancelCheck()));
+    // Points added after the merge land on the right participants.
+    for (std::uint64_t p : {3u, 10u, 22u, 999u}) {
+        back[0].add_point(back[0].participant(p), 0.5, 0.5);
+        whole.add(p, 0.5, 0.5);
+    }
+    EXPECT_EQ(back[0].serialize(CancelCheck()), whole.c.serialize(CancelCheck()));
+    for (auto& b : back)
+        b.release_memory();
+}
+
+TEST(GazeCounts, SameIntegerParticipantInTwoStatesIsOneParticipant) {
+    const HeatmapSpec spec = spec_for(2, 1, 1, 1);
+    Counts a(spec), b(spec);
+    a.add(42, 0.5, 0.5);
+    b.add(42, 0.5, 0.5);
+    b.add(43, 1.5, 0.5);
+    a.c.merge(b.c, CancelCheck());
+    EXPECT_EQ(a.c.participants(), 2u);
+    EXPECT_EQ(a.sums(), (std::vector<std::int64_t>{1, 1}));
+}
+
+TEST(GazeCounts, MergeRefusesDifferentParameters) {
+    Counts a(spec_for(4, 4, 1, 1)), b(spec_for(4, 4, 1, 2)), c(spec_for(4, 4, 2, 1));
+    EXPECT_THROW(a.c.merge(b.c, CancelCheck()), InvalidArgument);
+    EXPECT_THROW(a.c.merge(c.c, CancelCheck()), InvalidArgument);
+}
+
+TEST(GazeCounts, MemoryGrowsWithDistinctPairsNotPoints) {
+    Counts c(spec_for(1000, 1000, 1, 5));
+    for (int i = 0; i < 2000000; ++i)
+        c.add(static_cast<std::uint64_t>(i % 10), 10.5 + i % 7, 20.5); // 70 distinct pairs
+    EXPECT_EQ(c.c.pairs(CancelCheck()), 70u);
+    EXPECT_LT(c.c.memory_bytes(), std::size_t{2} << 20); // not 2 M points, not 10 x 10^6 cells
+}
+
+TEST(GazeCounts, SerializationRoundTripsAndValidates) {
+    HeatmapSpec spec = spec_for(20, 10, 1, 2);
+    spec.parameters.mechanism = HeatmapMechanism::Gaussian;
+    spec.parameters.epsilon = 1;
+    spec.parameters.delta = 1e-5;
+    spec.dataset = "study \"A\"";
+    Counts c(spec, GazeAggregate::Release);
+    for (const Point& p : random_points(5000, 13, 20, 10, 3))
+        c.add(p.participant, p.x, p.y);
+    c.c.participant(999); // a participant without points
+    const std::vector<std::uint8_t> bytes = c.c.serialize(CancelCheck());
+    GazeCounts back;
+    back.deserialize(bytes.data(), bytes.size(), MemoryArena::heap(), CancelCheck());
+    EXPECT_TRUE(back.compatible(c.c));
+    EXPECT_EQ(back.participants(), c.c.participants());
+    EXPECT_EQ(back.spec().dataset, spec.dataset);
+    EXPECT_EQ(back.serialize(CancelCheck()), bytes);
+    std::vector<std::int64_t> s(200);
+    back.cell_sums(s.data(), CancelCheck());
+    EXPECT_EQ(s, c.sums());
+    back.release_memory();
+
+    // Every flipped bit and every truncation is caught (checksum), never a crash.
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        std::vector<std::uint8_t> bad = bytes;
+        bad[i] ^= static_cast<std::uint8_t>(1u << (i % 8));
+        GazeCounts g;
+        EXPECT_THROW(g.deserialize(bad.data(), bad.size(), MemoryArena::heap(), CancelCheck()), CorruptData)
+            << i;
+    }
+    for (std::size_t n = 0; n < bytes.size(); n += 7) {
+        GazeCounts g;
+        EXPECT_THROW(g.deserialize(bytes.data(), n, MemoryArena::heap(), CancelCheck()), CorruptData) << n;
+    }
+}
+
+TEST(GazeCounts, StructurallyInvalidStatesAreRejectedEvenWithAValidChecksum) {
+    // Rebuild a valid blob's checksum after changing it: the structure checks must still refuse it.
+    Counts c(spec_for(8, 8, 1, 1));
+    c.add(1, 0.5, 0.5);
+    c.add(2, 1.5, 0.5);
+    const std::vector<std::uint8_t> bytes = c.c.serialize(CancelCheck());
+    auto reseal = [](std::vector<std::uint8_t> b) {
+        b.resize(b.size() - 4);
+        const std::uint32_t crc =
+            static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), b.data(), b.size()));
+        for (int i = 0; i < 4; ++i)
+            b.push_back(static_cast<std::uint8_t>(crc >> (8 * i)));
+        return b;
+    };
+    const std::size_t header = 4 + 4 + 16;                      // magic, version/kind/key/flags, grid and cap
+    const std::size_t first_count = header + 4 + 8 + 8 + 1 + 1; // participants, pairs, key, n, cell gap
+    std::vector<std::vector<std::uint8_t>> bad;
+    auto with = [&](std::size_t at, std::uint8_t value) {
+        std::vector<std::uint8_t> b = bytes;
+        b[at] = value;
+        bad.push_back(reseal(b));
+    };
+    with(4, 9);                // version
+    with(5, 7);                // aggregate kind
+    with(8, 0);                // width 0
+    with(20, 0);               // cap 0 (little-endian low byte of 1)
+    with(first_count, 2);      // count 2 > cap 1
+    with(first_count - 1, 99); // cell outside the 8 x 8 grid
+    with(header + 4, 9);       // pair count disagrees
+    for (const auto& b : bad) {
+        GazeCounts g;
+        EXPECT_THROW(g.deserialize(b.data(), b.size(), MemoryArena::heap(), CancelCheck()), CorruptData);
+    }
+    GazeCounts ok;
+    const std::vector<std::uint8_t> same = reseal(bytes);
+    EXPECT_NO_THROW(ok.deserialize(same.data(), same.size(), MemoryArena::heap(), CancelCheck()));
+    ok.release_memory();
+}
+
+TEST(GazeCounts, TextKeysAreStableAcrossPlatforms) {
+    // Fixed values: every node of a cluster must map a participant to the same key.
+    EXPECT_EQ(text_participant_key("", 0), text_participant_key("", 0));
+    EXPECT_NE(text_participant_key("00", 2), text_participant_key("01", 2));
+    EXPECT_NE(text_participant_key("participant-0001", 16), text_participant_key("participant-0002", 16));
+    EXPECT_EQ(text_participant_key("gaze", 4), 0xe0d1931f159068d7ull)
+        << std::hex << text_participant_key("gaze", 4);
+}
