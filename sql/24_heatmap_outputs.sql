@@ -60,4 +60,5 @@ ORDER BY 1::text;
 SELECT a.aggfnoid::regprocedure AS aggregate, a.aggcombinefn <> 0 AS combines, a.aggfinalmodify AS final_modify,
        a.aggtranstype::regtype AS state, p.proparallel
 FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
-WHERE p.pronamespace = 'gazepriv'::regnamespace ORDER BY 1::text;
+WHERE p.pronamespace = 'gazepriv'::regnamespace AND a.aggtranstype = 'gazepriv.heatmap_state'::regtype
+ORDER BY 1::text;

@@ -24,6 +24,13 @@ SELECT p.proname AS builtin_named_aggregate FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.prokind = 'a'
   AND p.proname IN (SELECT proname FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace AND prokind = 'a')
 ORDER BY 1;
+-- Every aggregate combines (parallel query, Citus), is parallel safe, and ships a real state type with text
+-- input/output rather than internal (Citus moves states as text: design/citus.md).
+SELECT a.aggfnoid::regprocedure AS aggregate_not_citus_ready
+FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+WHERE p.pronamespace = 'gazepriv'::regnamespace
+  AND (a.aggcombinefn = 0 OR p.proparallel <> 's' OR a.aggtranstype = 'internal'::regtype)
+ORDER BY 1;
 -- Nothing that can draw noise is IMMUTABLE or STABLE: functions documented as drawing noise are VOLATILE.
 SELECT p.oid::regprocedure AS noise_function_not_volatile
 FROM pg_proc p JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass
