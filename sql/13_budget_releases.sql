@@ -32,3 +32,35 @@ SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.prosecde
 FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN ('release_kaleido', 'kaleido')
 ORDER BY 1::text;
 RESET gazepriv.seed;
+
+-- Heatmaps: dp_heatmap charges spec.dataset once per released group, before the group's noise; analysts use
+-- release_heatmap, which forces the dataset and its registered n.
+SET gazepriv.seed = 13;
+SELECT gazepriv.grant_budget('gaze', 'postgres', 10, 1e-3, accounting => 'basic');
+SELECT stimulus, (h).n, round((h).epsilon::numeric, 2) AS epsilon
+FROM (SELECT stimulus, gazepriv.dp_heatmap(participant, x, y,
+                                           gazepriv.heatmap_spec(500, 400, 0.5, 1e-6, cell_size => 50,
+                                                                 dataset => 'gaze')) AS h
+      FROM budget_gaze GROUP BY stimulus) s ORDER BY stimulus;
+SELECT count(*) AS heatmap_charges, sum(epsilon) AS epsilon, sum(delta) AS delta, min(rho) > 0 AS rho_recorded
+FROM gazepriv.ledger WHERE mechanism = 'dp_heatmap' AND role = 'postgres'::regrole;
+SET ROLE release_dana;
+SELECT (h).width, (h).cell_size, (h).n AS registered_n, (h).epsilon, cardinality((h).values) AS cells
+FROM (SELECT gazepriv.release_heatmap('gaze', 1, gazepriv.heatmap_spec(500, 400, 1, 1e-6, cell_size => 100,
+                                                                       observers => 1000, dataset => 'elsewhere')) AS h) s;
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.release_heatmap('gaze', 1, gazepriv.heatmap_spec(500, 400, 100, 1e-6))$$,
+    $$SELECT gazepriv.release_heatmap('gaze', 1, NULL)$$,
+    $$SELECT gazepriv.release_heatmap('nope', 1, gazepriv.heatmap_spec(500, 400, 1))$$,
+    $$SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(5, 4, 1)) FROM budget_gaze$$]) q;
+RESET ROLE;
+SELECT role, mechanism, epsilon, parameters ->> 'dataset' AS dataset FROM gazepriv.ledger
+WHERE mechanism = 'dp_heatmap' AND role = 'release_dana'::regrole;
+-- privatize charges too.
+SELECT (gazepriv.privatize(m, gazepriv.heatmap_spec(500, 400, 0.25, 1e-6, cell_size => 100, dataset => 'gaze'))).n
+FROM (SELECT gazepriv.gaze_map(participant, x, y, 500, 400, 1, 100) AS m FROM budget_gaze) s;
+SELECT count(*) AS heatmap_charges_now FROM gazepriv.ledger WHERE mechanism = 'dp_heatmap' AND role = 'postgres'::regrole;
+SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.prosecdef
+FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN ('release_heatmap', 'privatize')
+ORDER BY 1::text;
+RESET gazepriv.seed;

@@ -39,8 +39,7 @@ CREATE TYPE @extschema@.heatmap_spec AS (
     blur_sigma float8, cell_size int4, observers int8, dataset text);
 COMMENT ON TYPE @extschema@.heatmap_spec IS
     'Parameters of a DP heatmap release; build it with heatmap_spec(), which validates them. Privacy: '
-    'epsilon, delta and cap set the guarantee; dataset is carried to the cost record (budget charging is wired '
-    'by the budget area).';
+    'epsilon, delta and cap set the guarantee; a release with a dataset charges that dataset''s budget.';
 COMMENT ON TYPE @extschema@.heatmap_spec[] IS 'Array of heatmap_spec. Privacy: parameters only, releases nothing.';
 
 CREATE TYPE @extschema@.heatmap AS (
@@ -68,7 +67,7 @@ COMMENT ON FUNCTION @extschema@.heatmap_spec(int4, int4, float8, float8, int4, t
     'gazepriv.max_heatmap_cells cells, checked when the spec is built, which for constant arguments is before '
     'any row is read), cap m >= 1, mechanism gaussian (delta in (0, 1); calibration analytic, liu2019 or '
     'dwork_roth) or laplace, blur_sigma in pixels, observers = the public n (NULL: the exact participant count, '
-    'then treated as public), dataset (accepted; budget charging is wired by the budget area). Errors are '
+    'then treated as public), dataset (the budget a release charges; NULL: none). Errors are '
     '22023. Privacy: releases nothing; see heatmap_release_cost for what a release with it costs.';
 
 CREATE FUNCTION @extschema@.heatmap_release_cost(spec @extschema@.heatmap_spec,
@@ -180,20 +179,21 @@ COMMENT ON AGGREGATE @extschema@.dp_heatmap(text, float8, float8, @extschema@.he
     'sensitivity m sqrt(r), or discrete Laplace, m r), divided by n, then blurred (noise before blur). Parallel '
     'and Citus safe; the spec must be the same on every row of a group. Privacy: (epsilon, delta)-DP '
     '(Gaussian, also rho-zCDP) or epsilon-DP (Laplace) per group under replace-one-participant neighbours with n '
-    'public; one release per distinct call (identical calls in one query level are evaluated once); does not '
-    'charge a budget yet (spec.dataset is accepted and ignored until the budget area wires charging).';
+    'public; one release per distinct call (identical calls in one query level are evaluated once); with '
+    'spec.dataset, each group''s release charges heatmap_release_cost to the caller''s budget before its noise '
+    'is drawn.';
 COMMENT ON AGGREGATE @extschema@.dp_heatmap(int8, float8, float8, @extschema@.heatmap_spec) IS
     'dp_heatmap for bigint participants. Privacy: as dp_heatmap(text, ...): (epsilon, delta)-DP or epsilon-DP '
-    'per group, replace-one neighbours, n public; one release per distinct call; no budget charged yet.';
+    'per group, replace-one neighbours, n public; one release per distinct call; charges spec.dataset per group.';
 
 CREATE FUNCTION @extschema@.privatize(map @extschema@.heatmap, spec @extschema@.heatmap_spec)
     RETURNS @extschema@.heatmap
-    AS 'MODULE_PATHNAME', 'gazepriv_privatize' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'gazepriv_privatize' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.privatize(@extschema@.heatmap, @extschema@.heatmap_spec) IS
     'The DP release of an exact map from gaze_map (same grid and cap as spec; the capped sums are map values '
     'times map n): draws noise exactly as dp_heatmap, divides by spec.observers or map.n, then blurs. Privacy: '
     '(epsilon, delta)-DP or epsilon-DP per call as heatmap_release_cost states, provided map is gaze_map''s '
-    'output over the participants to protect; no budget charged yet.';
+    'output over the participants to protect; with spec.dataset, charges the cost before drawing noise.';
 
 -- Algorithm 1 (NON-PRIVATE) ----------------------------------------------------------------------------
 
@@ -263,3 +263,48 @@ CREATE FUNCTION @extschema@.heatmap_cc(a @extschema@.heatmap, b @extschema@.heat
 COMMENT ON FUNCTION @extschema@.heatmap_cc(@extschema@.heatmap, @extschema@.heatmap) IS
     'Pearson correlation coefficient (CC) between two maps of the same grid, NULL when either is constant. '
     'Privacy: a function of both inputs; comparing with an exact map is NOT private.';
+
+-- Analyst release -------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.release_heatmap(dataset text, stimulus bigint, spec @extschema@.heatmap_spec)
+    RETURNS @extschema@.heatmap LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets;
+    s @extschema@.heatmap_spec := spec;
+    result @extschema@.heatmap;
+BEGIN
+    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_heatmap.dataset;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    END IF;
+    IF spec IS NULL THEN
+        RAISE EXCEPTION 'spec must not be NULL' USING ERRCODE = '22023';
+    END IF;
+    IF d.x_column IS NULL OR d.y_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" needs x and y columns for a heatmap', dataset USING ERRCODE = '22023';
+    END IF;
+    IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';
+    END IF;
+    -- The caller cannot choose what is charged or the public n: the release charges this dataset, and the
+    -- registered number of observers, when there is one, is the n.
+    s.dataset := dataset;
+    IF d.observers IS NOT NULL THEN
+        s.observers := d.observers;
+    END IF;
+    EXECUTE format('SELECT (r.h).* FROM (SELECT @extschema@.dp_heatmap(%I::text, %I::float8, %I::float8, $1) AS h '
+                   'FROM %s WHERE %s) r',
+                   d.participant_column, d.x_column, d.y_column, d.relation,
+                   CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $2', d.stimulus_column) END)
+        INTO result USING s, stimulus;
+    RETURN result;
+END $$;
+COMMENT ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec) IS
+    'Analyst release: the DP heatmap of a registered dataset (its participant, x and y columns; one stimulus, or '
+    'all when NULL) with spec''s parameters; the dataset''s registered observers, when set, is the public n. '
+    'Privacy: as dp_heatmap, replace-one-participant neighbours with n public; charges heatmap_release_cost to '
+    'the caller''s budget on the dataset before any noise is drawn.';
+REVOKE ALL ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec)
+    TO gazepriv_analyst, gazepriv_curator;

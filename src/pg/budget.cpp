@@ -123,6 +123,13 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost) {
     return c;
 }
 
+std::int64_t charge_release(const char* dataset, const core::ReleaseCost& cost) {
+    const Charge charge = charge_from_cost(dataset, cost);
+    std::int64_t ledger_id = 0;
+    call_postgres([&] { ledger_id = charge_budget(charge); });
+    return ledger_id;
+}
+
 std::int64_t charge_budget(const Charge& charge) {
     if (charge.dataset == nullptr || charge.dataset[0] == '\0')
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a charge needs a dataset name")));

@@ -34,6 +34,10 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost);
 // 22023 invalid amounts. It can raise PostgreSQL errors: call it with no C++ object alive.
 std::int64_t charge_budget(const Charge& charge);
 
+// charge_budget for C++ code that has objects alive: the PostgreSQL error of a refused charge becomes a
+// PostgresError exception (pg/guard.hpp), so it unwinds through C++ frames and is raised by the guard.
+std::int64_t charge_release(const char* dataset, const core::ReleaseCost& cost);
+
 // Registers gazepriv.charge_timeout (called from _PG_init).
 void define_budget_settings();
 

@@ -47,12 +47,21 @@ template <typename F> Datum run_guarded(const char* sql_name, F&& f) {
     // Only plain data survives the catch blocks: the ereport below happens after the exception object
     // has been destroyed, so its longjmp skips no destructor.
     char message[1024];
+    char detail[512] = "";
+    char hint[256] = "";
     int sqlstate = ERRCODE_INTERNAL_ERROR;
     bool cancelled = false;
+    bool from_postgres = false;
     try {
         return f();
     } catch (const core::Cancelled&) {
         cancelled = true;
+    } catch (const PostgresError& e) {
+        from_postgres = true;
+        sqlstate = e.sqlstate();
+        copy_message(message, sizeof message, e.what());
+        copy_message(detail, sizeof detail, e.detail());
+        copy_message(hint, sizeof hint, e.hint());
     } catch (const core::Error& e) {
         sqlstate = sqlstate_for(e.kind());
         copy_message(message, sizeof message, e.what());
@@ -68,6 +77,9 @@ template <typename F> Datum run_guarded(const char* sql_name, F&& f) {
         CHECK_FOR_INTERRUPTS(); // raises the server's own 57014 / 57P01 error
         ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling statement due to user request")));
     }
+    if (from_postgres)
+        ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), detail[0] ? errdetail("%s", detail) : 0,
+                        hint[0] ? errhint("%s", hint) : 0, errcontext("%s", sql_name)));
     if (sqlstate == ERRCODE_INTERNAL_ERROR)
         ereport(ERROR, (errcode(sqlstate), errmsg("%s: internal error: %s", sql_name, message)));
     ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), errcontext("%s", sql_name)));
@@ -85,6 +97,33 @@ void guarded_call(const char* context, void (*callback)(void*), void* argument) 
         callback(argument);
         return Datum(0);
     });
+}
+
+} // namespace gazepriv::pg
+
+namespace gazepriv::pg {
+
+PostgresError::PostgresError(int sqlstate, const char* message, const char* detail, const char* hint)
+    : sqlstate_(sqlstate) {
+    copy_message(message_, sizeof message_, message != nullptr ? message : "");
+    copy_message(detail_, sizeof detail_, detail != nullptr ? detail : "");
+    copy_message(hint_, sizeof hint_, hint != nullptr ? hint : "");
+}
+
+void call_postgres(void (*fn)(void*), void* argument) {
+    MemoryContext context = CurrentMemoryContext;
+    ErrorData* volatile error = nullptr; // assigned after the longjmp
+    PG_TRY();
+    { fn(argument); }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(context);
+        error = CopyErrorData();
+        FlushErrorState();
+    }
+    PG_END_TRY();
+    if (error != nullptr)
+        throw PostgresError(error->sqlerrcode, error->message, error->detail, error->hint);
 }
 
 } // namespace gazepriv::pg

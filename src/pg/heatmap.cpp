@@ -11,6 +11,7 @@
 #include "core/heatmap_release.hpp"
 #include "pg/args.hpp"
 #include "pg/arrays.hpp"
+#include "pg/budget.hpp"
 #include "pg/guard.hpp"
 #include "pg/heatmap_types.hpp"
 #include "pg/memory.hpp"
@@ -125,6 +126,8 @@ void privatize_map(const pg::HeatmapView& map, const pg::SpecFields& fields, pg:
                                         " is not a capped count divided by n: the map is not from gaze_map");
         sums[j] = static_cast<std::int64_t>(rounded);
     }
+    if (plan.spec.dataset) // before any noise is drawn
+        pg::charge_release(plan.spec.dataset->c_str(), plan.cost);
     pg::release_into(plan, sums, p.observers != 0 ? static_cast<double>(p.observers) : n_map, out);
 }
 

@@ -14,6 +14,7 @@
 #include "core/heatmap_release.hpp"
 #include "core/validate.hpp"
 #include "pg/arrays.hpp"
+#include "pg/budget.hpp"
 #include "pg/guard.hpp"
 #include "pg/heatmap_state.hpp"
 #include "pg/heatmap_types.hpp"
@@ -213,6 +214,8 @@ double observers_of(const core::GazeCounts& counts) {
 // The release: plan (the cost), exact sums, noise, blur. Fills `out` with plain values only.
 void release(const core::GazeCounts& counts, pg::HeatmapFields* out) {
     const core::HeatmapReleasePlan plan = core::plan_heatmap_release(counts.spec());
+    if (counts.spec().dataset) // charged once per released group, before any noise is drawn
+        pg::charge_release(counts.spec().dataset->c_str(), plan.cost);
     const core::GazeGrid& grid = plan.spec.parameters.grid;
     const std::size_t cells = static_cast<std::size_t>(grid.cells());
     auto* sums = static_cast<std::int64_t*>(pg::palloc_or_throw(cells * sizeof(std::int64_t)));
