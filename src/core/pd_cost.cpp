@@ -15,6 +15,10 @@ std::string json_number(double x) {
     return format_number(x); // finite here: shortest round-trip form, valid JSON
 }
 
+std::string integer(double x) {
+    return std::to_string(static_cast<long long>(x));
+}
+
 std::string json_string(const char* s) {
     return std::string("\"") + s + "\"";
 }
@@ -78,36 +82,37 @@ ReleaseCost synthesis_cost(const SynthesisParams& p, std::size_t features, std::
     if (p.t) {
         t = *p.t;
     } else {
-        t = largest_t(p.k, epsilon0, invocations, *p.delta);
+        t = largest_t(p.k, epsilon0, invocations, *p.target_delta);
         if (t == 0)
             throw InvalidArgument(
-                "no t in [1, k - 1] meets delta " + format_number(*p.delta) + " over " +
-                format_number(invocations) +
+                "no t in [1, k - 1] meets target_delta " + format_number(*p.target_delta) + " over " +
+                integer(invocations) +
                 " candidates (max_attempts x the largest task's records): raise k or epsilon0, or lower "
                 "max_attempts");
     }
     const InvocationPrivacy per = randomized_test_privacy(p.k, p.gamma, epsilon0, t);
     const double test_epsilon = invocations * per.epsilon;
     const double test_delta = invocations * per.delta;
-    if (p.delta && test_delta > *p.delta)
+    if (p.target_delta && test_delta > *p.target_delta)
         throw InvalidArgument("t = " + std::to_string(t) + " gives a composed delta of " +
-                              format_number(test_delta) + ", above delta " + format_number(*p.delta));
+                              format_number(test_delta) + ", above target_delta " +
+                              format_number(*p.target_delta));
     if (!(test_delta < 1))
         throw InvalidArgument("the composed delta " + format_number(test_delta) + " over " +
-                              format_number(invocations) +
+                              integer(invocations) +
                               " candidates is not below 1: raise k or epsilon0, or lower t or max_attempts");
     cost.guarantee = Guarantee::DifferentialPrivacy;
     cost.epsilon = p.split > 0 ? std::max(model_epsilon, test_epsilon) : model_epsilon + test_epsilon;
     cost.delta = test_delta;
     json += ", \"epsilon0\": " + json_number(epsilon0) + ", \"t\": " + std::to_string(t) +
-            ", \"candidates\": " + json_number(invocations) +
+            ", \"candidates\": " + integer(invocations) +
             ", \"epsilon_per_candidate\": " + json_number(per.epsilon) +
             ", \"delta_per_candidate\": " + json_number(per.delta) +
             ", \"neighbouring\": \"add/remove one feature vector of a task\", \"composition\": "
             "\"basic over candidates within a task, parallel over tasks" +
             (p.split > 0 ? ", parallel with the model (disjoint split)" : ", plus the model") + "\"";
-    if (p.delta)
-        json += ", \"delta_target\": " + json_number(*p.delta);
+    if (p.target_delta)
+        json += ", \"target_delta\": " + json_number(*p.target_delta);
     cost.parameters_json = json + "}";
     return cost;
 }

@@ -18,7 +18,7 @@
 // The DP model (discrete Laplace of scale features / model_epsilon on every marginal count) adds
 // model_epsilon when it is learned from the seeds themselves, and composes in parallel with the test (max)
 // when it is learned from a disjoint random split. t: a parameter, or the largest t (smallest epsilon) whose
-// composed delta meets the delta target. The stratification (which participant, task and window rows exist)
+// composed delta meets target_delta. The stratification (which participant, task and window rows exist)
 // is released exactly, as the paper does, and is outside the guarantee: treat it as public.
 #pragma once
 

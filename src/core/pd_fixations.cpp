@@ -51,6 +51,17 @@ void validate(const FixationParams& p) {
     require_range("max_attempts", p.max_attempts, 1, 1000000);
 }
 
+ReleaseCost fixations_cost(const FixationParams& p) {
+    validate(p);
+    ReleaseCost cost;
+    cost.guarantee = Guarantee::PlausibleDeniability;
+    cost.mechanism = "pd_synthesize_fixations";
+    cost.parameters_json = "{\"k\": " + std::to_string(p.k) + ", \"gamma\": " + format_number(p.gamma) +
+                           ", \"max_attempts\": " + std::to_string(p.max_attempts) +
+                           ", \"test\": \"identity (event)\"}";
+    return cost;
+}
+
 std::size_t total_samples(const FixationRows& in, std::size_t limit) {
     std::size_t total = 0;
     for (std::size_t r = 0; r < in.rows; ++r) {

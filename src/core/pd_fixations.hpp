@@ -21,6 +21,7 @@
 
 #include "core/cancel.hpp"
 #include "core/random.hpp"
+#include "core/release_cost.hpp"
 
 namespace gazepriv::core::pd {
 
@@ -45,6 +46,10 @@ struct FixationParams {
 };
 
 void validate(const FixationParams& params);
+
+// The cost: (k, gamma)-PD, not DP; logged with epsilon 0. No data-dependent choice is made (each fixation's
+// own parameters are its model).
+ReleaseCost fixations_cost(const FixationParams& params);
 
 // Sum of t over rows (the output's sample capacity); throws LimitExceeded above `limit`.
 std::size_t total_samples(const FixationRows& input, std::size_t limit);

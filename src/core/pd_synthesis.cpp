@@ -42,8 +42,8 @@ void validate(const SynthesisParams& p) {
                                   " must be finite with lower < upper, got [" + format_number(p.bounds[j]) +
                                   ", " + format_number(p.bounds[j + 1]) + "]");
     if (!p.randomized()) {
-        if (p.t || p.delta)
-            throw InvalidArgument("t and delta belong to the randomized test: pass epsilon0 too");
+        if (p.t || p.target_delta)
+            throw InvalidArgument("t and target_delta belong to the randomized test: pass epsilon0 too");
         return;
     }
     require_positive("epsilon0", *p.epsilon0);
@@ -54,13 +54,13 @@ void validate(const SynthesisParams& p) {
         throw InvalidArgument(
             "the randomized test is the record-level test (Bindschaedler et al.'s theorem); "
             "test => 'identity' is deterministic only");
-    if (!p.t && !p.delta)
+    if (!p.t && !p.target_delta)
         throw InvalidArgument(
-            "the randomized test needs t (1 <= t < k) or delta (the composed delta to meet)");
+            "the randomized test needs t (1 <= t < k) or target_delta (the composed delta to meet)");
     if (p.t)
         require_range("t", *p.t, 1, p.k - 1);
-    if (p.delta)
-        require_open_unit("delta", *p.delta);
+    if (p.target_delta)
+        require_open_unit("target_delta", *p.target_delta);
     if (!p.model_epsilon)
         throw InvalidArgument("the randomized test's DP guarantee needs a model that does not depend on the "
                               "seeds: pass model_epsilon (the marginals are then DP)");
@@ -81,7 +81,7 @@ void validate_for_features(const SynthesisParams& p, std::size_t features) {
     if (!p.bounds.empty() && p.bounds.size() != 2 * features)
         throw InvalidArgument(
             "bounds must have one (lower, upper) pair per feature: " + std::to_string(features) +
-            " features, " + std::to_string(p.bounds.size() / 2) + " pairs");
+            " features, got " + std::to_string(p.bounds.size() / 2));
 }
 
 std::size_t largest_task(const FeatureRows& input) {

@@ -39,9 +39,9 @@ struct SynthesisParams {
     std::optional<int> omega;
     Resample resample = Resample::Random;
     TestKind test = TestKind::Record;
-    std::optional<double> epsilon0; // set: the randomized test
-    std::optional<int> t;           // randomized: the theorem's t, or
-    std::optional<double> delta;    // randomized: the composed delta target (t = the largest that meets it)
+    std::optional<double> epsilon0;      // set: the randomized test
+    std::optional<int> t;                // randomized: the theorem's t, or
+    std::optional<double> target_delta;  // randomized: the composed delta to meet (t = the largest that does)
     std::optional<double> model_epsilon; // DP marginals (required by the randomized test)
     double alpha = 1;
     double split = 0;           // fraction of each task's records that only learn the model
