@@ -76,7 +76,7 @@ TEST(PdCost, RandomizedReleaseComposesOverCandidatesOfTheLargestTask) {
     // A delta target chooses t.
     p.t.reset();
     p.epsilon0 = 1;
-    p.delta = 1e-6;
+    p.target_delta = 1e-6;
     p.max_attempts = 1;
     c = synthesis_cost(p, 1, 1000);
     EXPECT_DOUBLE_EQ(c.delta, 1000 * std::exp(-21.0));
