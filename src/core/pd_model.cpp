@@ -21,14 +21,10 @@ double log_add_exp(double a, double b) {
     return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
 
-int popcount(std::uint64_t x) {
-    return __builtin_popcountll(x);
-}
-
 // The Random closed form for a seed differing from y on `mask` (at most omega features).
 double random_log_prob(const double* log_x, std::size_t m, std::size_t omega, double log_binom,
                        std::uint64_t mask, double* scratch) {
-    const std::size_t differing = static_cast<std::size_t>(popcount(mask));
+    const std::size_t differing = static_cast<std::size_t>(popcount64(mask));
     double sum = -log_binom;
     std::size_t agreeing = 0;
     for (std::size_t j = 0; j < m; ++j) {
@@ -194,7 +190,7 @@ double Model::log_prob(const std::uint8_t* y, const std::uint8_t* d) const {
     for (std::size_t j = 0; j < m_; ++j)
         if (y[j] != d[j])
             mask |= std::uint64_t{1} << j;
-    if (static_cast<std::size_t>(popcount(mask)) > omega_)
+    if (static_cast<std::size_t>(popcount64(mask)) > omega_)
         return kNoBand;
     std::array<double, kMaxRandomFeatures> log_x, scratch;
     for (std::size_t j = 0; j < m_; ++j)
@@ -222,7 +218,7 @@ void CandidateScorer::set_candidate(const std::uint8_t* y) {
 }
 
 double CandidateScorer::log_prob_for_mask(std::uint64_t mask) {
-    if (static_cast<std::size_t>(popcount(mask)) > model_.omega())
+    if (static_cast<std::size_t>(popcount64(mask)) > model_.omega())
         return kNoBand;
     std::size_t capacity = keys_.size();
     std::size_t i = (mask * 0x9E3779B97F4A7C15ull) >> 32 & (capacity - 1);

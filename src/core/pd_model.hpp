@@ -50,6 +50,15 @@ struct FeatureBins {
 // Bins over [lo, hi] (lo <= hi, finite); lo == hi gives the constant-feature bin.
 FeatureBins bins_over(double lo, double hi, int bins);
 
+// Set bits of x. Branch-free: the baseline x86-64 target has no POPCNT instruction, and GCC's
+// __builtin_popcountll then calls libgcc's table routine (profiled: 64% of a scan).
+inline int popcount64(std::uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
 // Bytes per row of codes: features rounded up to 16 so that rows compare 16 bytes at a time; the padding is
 // 0.
 inline std::size_t code_stride(std::size_t features) {

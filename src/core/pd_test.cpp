@@ -1,11 +1,9 @@
 #include "core/pd_test.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <unordered_map>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "core/errors.hpp"
 
@@ -19,23 +17,6 @@ double band_index(double log_p, double log_gamma) {
 
 BandMatcher::BandMatcher(double seed_log_p, double log_gamma)
     : seed_log_p_(seed_log_p), log_gamma_(log_gamma), band_(band_index(seed_log_p, log_gamma)) {}
-
-std::uint64_t mismatch_mask(const std::uint8_t* a, const std::uint8_t* b, std::size_t stride) {
-    std::uint64_t mask = 0;
-#if defined(__SSE2__)
-    for (std::size_t c = 0; c < stride; c += 16) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + c));
-        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + c));
-        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
-        mask |= static_cast<std::uint64_t>(~equal & 0xFFFFu) << c;
-    }
-#else
-    for (std::size_t j = 0; j < stride; ++j)
-        if (a[j] != b[j])
-            mask |= std::uint64_t{1} << j;
-#endif
-    return mask;
-}
 
 SeedIndex::SeedIndex(const Model& model, const std::uint8_t* codes, std::size_t stride,
                      const std::int32_t* participant, std::size_t rows)
@@ -51,8 +32,12 @@ SeedIndex::SeedIndex(const Model& model, const std::uint8_t* codes, std::size_t 
     }
     if (rows > 0)
         ranges_.push_back(rows);
-    if (model.seedless() || model.resample() != Resample::Last)
+    if (model.seedless())
         return;
+    if (model.resample() == Resample::Random) {
+        build_distinct_rows();
+        return;
+    }
     // Resample::Last: a candidate copies the seed's first m - omega features, and exactly the records that
     // share them have Pr > 0, all the same Pr. Count them once per key.
     struct Key {
@@ -92,44 +77,102 @@ std::size_t SeedIndex::count(CandidateScorer& scorer, const std::uint8_t* y, std
     return scan_random(scorer, y, seed, test, log_gamma, need, cancel);
 }
 
+void SeedIndex::build_distinct_rows() {
+    const std::size_t m = model_.features();
+    std::vector<std::size_t> order;
+    for (std::size_t p = 0; p + 1 < ranges_.size(); ++p) {
+        order.resize(ranges_[p + 1] - ranges_[p]);
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = ranges_[p] + i;
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return std::memcmp(row(a), row(b), m) < 0; });
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            if (i > 0 && std::memcmp(row(order[i]), row(order[i - 1]), m) == 0) {
+                ++weight_.back();
+                continue;
+            }
+            distinct_.insert(distinct_.end(), row(order[i]), row(order[i]) + stride_);
+            weight_.push_back(1);
+            distinct_participant_.push_back(participant_[order[i]]);
+        }
+    }
+    const std::size_t n = weight_.size(), blocks = (n + 15) / 16;
+    blocks_.assign(blocks * m * 16, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < m; ++j)
+            blocks_[(i / 16) * m * 16 + j * 16 + i % 16] = distinct_[i * stride_ + j];
+    std::int32_t largest = 0;
+    for (std::size_t r = 0; r < rows_; ++r)
+        largest = std::max(largest, participant_[r]);
+    counted_.assign(static_cast<std::size_t>(largest) + 1, 0);
+}
+
+namespace {
+
+// Bit i set when row i of a block of 16 agrees with y on at least `min_agree` features.
+inline unsigned agreeing_rows(const std::uint8_t* block, const std::uint8_t* y, std::size_t m,
+                              int min_agree) {
+#if defined(__SSE2__)
+    __m128i agree = _mm_setzero_si128();
+    for (std::size_t j = 0; j < m; ++j) { // cmpeq gives -1 per equal byte
+        const __m128i column = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * j));
+        agree = _mm_sub_epi8(agree, _mm_cmpeq_epi8(column, _mm_set1_epi8(static_cast<char>(y[j]))));
+    }
+    return static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_cmpgt_epi8(agree, _mm_set1_epi8(static_cast<char>(min_agree - 1)))));
+#else
+    unsigned hits = 0;
+    for (int lane = 0; lane < 16; ++lane) {
+        int agree = 0;
+        for (std::size_t j = 0; j < m; ++j)
+            agree += block[16 * j + lane] == y[j];
+        hits |= static_cast<unsigned>(agree >= min_agree) << lane;
+    }
+    return hits;
+#endif
+}
+
+} // namespace
+
 std::size_t SeedIndex::scan_random(CandidateScorer& scorer, const std::uint8_t* y, std::size_t seed,
                                    TestKind test, double log_gamma, std::size_t need,
                                    const CancelCheck& cancel) const {
     if (need == 0)
         return 0;
     scorer.set_candidate(y);
-    const std::size_t omega = model_.omega();
     // The seed's probability through the same memoised formula as every other record's, so that the seed
     // and records with its mask get bit-identical log-probabilities.
     const BandMatcher in_band(scorer.log_prob_for_mask(mismatch_mask(y, row(seed), stride_)), log_gamma);
-    std::size_t found = 0;
-    if (test == TestKind::Record) {
-        for (std::size_t r = 0; r < rows_; ++r) {
-            cancel.poll(r);
-            const std::uint64_t mask = mismatch_mask(y, row(r), stride_);
-            if (static_cast<std::size_t>(__builtin_popcountll(mask)) > omega)
-                continue; // Pr = 0: more features differ than were resampled
-            if (in_band(scorer.log_prob_for_mask(mask)) && ++found >= need)
-                break;
-        }
-        return found;
-    }
+    const std::size_t m = model_.features(), n = weight_.size();
+    const int min_agree = static_cast<int>(m - model_.omega()); // >= 1: the model is not seedless
     const std::int32_t own = participant_[seed];
-    for (std::size_t p = 0; p + 1 < ranges_.size(); ++p) {
-        cancel.poll(p);
-        if (participant_[ranges_[p]] == own)
-            continue;
-        for (std::size_t r = ranges_[p]; r < ranges_[p + 1]; ++r) {
-            const std::uint64_t mask = mismatch_mask(y, row(r), stride_);
-            if (static_cast<std::size_t>(__builtin_popcountll(mask)) > omega)
+    const bool identity = test == TestKind::Identity;
+    if (identity && ++counted_stamp_ == 0) {
+        std::fill(counted_.begin(), counted_.end(), 0);
+        counted_stamp_ = 1;
+    }
+    std::size_t found = 0;
+    for (std::size_t first = 0; first < n; first += 16) {
+        cancel.poll(first);
+        unsigned hits = agreeing_rows(&blocks_[first * m], y, m, min_agree);
+        if (n - first < 16)
+            hits &= (1u << (n - first)) - 1;
+        for (; hits != 0; hits &= hits - 1) {
+            const std::size_t i = first + static_cast<std::size_t>(__builtin_ctz(hits));
+            if (identity &&
+                (distinct_participant_[i] == own || counted_[distinct_participant_[i]] == counted_stamp_))
+                continue; // the seed's own participant, or one already counted
+            if (!in_band(scorer.log_prob_for_mask(mismatch_mask(y, &distinct_[i * stride_], stride_))))
                 continue;
-            if (in_band(scorer.log_prob_for_mask(mask))) {
-                ++found; // this participant counts once
-                break;
+            if (identity) {
+                counted_[distinct_participant_[i]] = counted_stamp_;
+                ++found;
+            } else {
+                found += weight_[i];
             }
+            if (found >= need)
+                return found;
         }
-        if (found >= need)
-            break;
     }
     return found;
 }

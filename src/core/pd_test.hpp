@@ -18,6 +18,10 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/cancel.hpp"
 #include "core/pd_model.hpp"
 
@@ -64,8 +68,11 @@ public:
 
     // k' of candidate y generated from seed row `seed` (see the header comment). Counting may stop once
     // `need` are found: the result is k' when k' < need and at least need otherwise. y is padded with zeros
-    // to the stride. The fast path: O(1) for seedless models and Resample::Last (precomputed), a
-    // 16-bytes-at-a-time scan with a per-candidate memo and early exit for Resample::Random.
+    // to the stride. O(1) for seedless models and Resample::Last (precomputed per seed). Resample::Random
+    // scans the task's distinct code rows (records with identical codes have identical probabilities: counted
+    // once, with their multiplicity), 16 rows per step in a column-major layout, to find the rows that agree
+    // with y on at least m - omega features (every other row has probability 0); only those are scored,
+    // through the candidate's memo; the scan stops at `need`.
     std::size_t count(CandidateScorer& scorer, const std::uint8_t* y, std::size_t seed, TestKind test,
                       double log_gamma, std::size_t need, const CancelCheck& cancel) const;
 
@@ -75,6 +82,7 @@ public:
                                       double log_gamma) const;
 
 private:
+    void build_distinct_rows();
     std::size_t scan_random(CandidateScorer& scorer, const std::uint8_t* y, std::size_t seed, TestKind test,
                             double log_gamma, std::size_t need, const CancelCheck& cancel) const;
 
@@ -86,10 +94,35 @@ private:
     std::vector<std::size_t> ranges_;       // runs of one participant: [ranges_[i], ranges_[i + 1])
     std::vector<std::uint32_t> key_rows_;   // Last: rows sharing this row's copied features
     std::vector<std::uint32_t> key_people_; // Last: participants with a row sharing them
+    // Random: the distinct code rows of each participant (in participant order) with their multiplicity,
+    // row-major (to compute a row's mask) and in blocks of 16 rows x features x 16 lanes (to test 16 rows
+    // per step).
+    std::vector<std::uint8_t> distinct_;
+    std::vector<std::uint32_t> weight_;
+    std::vector<std::int32_t> distinct_participant_;
+    std::vector<std::uint8_t> blocks_;
+    // Identity test: participants already counted for the current candidate (generation stamps).
+    mutable std::vector<std::uint32_t> counted_;
+    mutable std::uint32_t counted_stamp_ = 0;
 };
 
 // Bit j set where a and b differ, over the first `stride` bytes (stride a multiple of 16, at most 64).
-std::uint64_t mismatch_mask(const std::uint8_t* a, const std::uint8_t* b, std::size_t stride);
+inline std::uint64_t mismatch_mask(const std::uint8_t* a, const std::uint8_t* b, std::size_t stride) {
+    std::uint64_t mask = 0;
+#if defined(__SSE2__)
+    for (std::size_t c = 0; c < stride; c += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + c));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + c));
+        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+        mask |= static_cast<std::uint64_t>(~equal & 0xFFFFu) << c;
+    }
+#else
+    for (std::size_t j = 0; j < stride; ++j)
+        if (a[j] != b[j])
+            mask |= std::uint64_t{1} << j;
+#endif
+    return mask;
+}
 
 } // namespace gazepriv::core::pd
 
