@@ -105,22 +105,30 @@ void SeedIndex::build_distinct_rows() {
     for (std::size_t r = 0; r < rows_; ++r)
         largest = std::max(largest, participant_[r]);
     counted_.assign(static_cast<std::size_t>(largest) + 1, 0);
+    if (m <= 16) {
+        decided_.assign(std::size_t{1} << m, 0);
+        decision_.assign(std::size_t{1} << m, 0);
+    }
 }
 
 namespace {
 
-// Bit i set when row i of a block of 16 agrees with y on at least `min_agree` features.
-inline unsigned agreeing_rows(const std::uint8_t* block, const std::uint8_t* y, std::size_t m,
-                              int min_agree) {
+// Bit i set when row i of a block of 16 agrees with y on at least `min_agree` features. `wanted` holds each
+// y_j broadcast to 16 lanes (prepared once per candidate).
 #if defined(__SSE2__)
+inline unsigned agreeing_rows(const std::uint8_t* block, const __m128i* wanted, std::size_t m,
+                              int min_agree) {
     __m128i agree = _mm_setzero_si128();
     for (std::size_t j = 0; j < m; ++j) { // cmpeq gives -1 per equal byte
         const __m128i column = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * j));
-        agree = _mm_sub_epi8(agree, _mm_cmpeq_epi8(column, _mm_set1_epi8(static_cast<char>(y[j]))));
+        agree = _mm_sub_epi8(agree, _mm_cmpeq_epi8(column, wanted[j]));
     }
     return static_cast<unsigned>(
         _mm_movemask_epi8(_mm_cmpgt_epi8(agree, _mm_set1_epi8(static_cast<char>(min_agree - 1)))));
+}
 #else
+inline unsigned agreeing_rows(const std::uint8_t* block, const std::uint8_t* y, std::size_t m,
+                              int min_agree) {
     unsigned hits = 0;
     for (int lane = 0; lane < 16; ++lane) {
         int agree = 0;
@@ -129,8 +137,8 @@ inline unsigned agreeing_rows(const std::uint8_t* block, const std::uint8_t* y, 
         hits |= static_cast<unsigned>(agree >= min_agree) << lane;
     }
     return hits;
-#endif
 }
+#endif
 
 } // namespace
 
@@ -147,25 +155,44 @@ std::size_t SeedIndex::scan_random(CandidateScorer& scorer, const std::uint8_t* 
     const int min_agree = static_cast<int>(m - model_.omega()); // >= 1: the model is not seedless
     const std::int32_t own = participant_[seed];
     const bool identity = test == TestKind::Identity;
-    if (identity && ++counted_stamp_ == 0) {
+    if (++stamp_ == 0) { // wrapped: forget every old entry
         std::fill(counted_.begin(), counted_.end(), 0);
-        counted_stamp_ = 1;
+        std::fill(decided_.begin(), decided_.end(), 0);
+        stamp_ = 1;
     }
+    const bool direct = !decided_.empty();
+#if defined(__SSE2__)
+    __m128i wanted[kMaxRandomFeatures];
+    for (std::size_t j = 0; j < m; ++j)
+        wanted[j] = _mm_set1_epi8(static_cast<char>(y[j]));
+#else
+    const std::uint8_t* wanted = y;
+#endif
     std::size_t found = 0;
     for (std::size_t first = 0; first < n; first += 16) {
         cancel.poll(first);
-        unsigned hits = agreeing_rows(&blocks_[first * m], y, m, min_agree);
+        unsigned hits = agreeing_rows(&blocks_[first * m], wanted, m, min_agree);
         if (n - first < 16)
             hits &= (1u << (n - first)) - 1;
         for (; hits != 0; hits &= hits - 1) {
             const std::size_t i = first + static_cast<std::size_t>(__builtin_ctz(hits));
-            if (identity &&
-                (distinct_participant_[i] == own || counted_[distinct_participant_[i]] == counted_stamp_))
+            if (identity && (distinct_participant_[i] == own || counted_[distinct_participant_[i]] == stamp_))
                 continue; // the seed's own participant, or one already counted
-            if (!in_band(scorer.log_prob_for_mask(mismatch_mask(y, &distinct_[i * stride_], stride_))))
+            const std::uint64_t mask = mismatch_mask(y, &distinct_[i * stride_], stride_);
+            bool plausible;
+            if (direct && decided_[mask] == stamp_) {
+                plausible = decision_[mask];
+            } else {
+                plausible = in_band(scorer.log_prob_for_mask(mask));
+                if (direct) {
+                    decided_[mask] = stamp_;
+                    decision_[mask] = plausible;
+                }
+            }
+            if (!plausible)
                 continue;
             if (identity) {
-                counted_[distinct_participant_[i]] = counted_stamp_;
+                counted_[distinct_participant_[i]] = stamp_;
                 ++found;
             } else {
                 found += weight_[i];

@@ -101,9 +101,12 @@ private:
     std::vector<std::uint32_t> weight_;
     std::vector<std::int32_t> distinct_participant_;
     std::vector<std::uint8_t> blocks_;
-    // Identity test: participants already counted for the current candidate (generation stamps).
+    // Per candidate (generation stamps, so nothing is cleared): the participants already counted (identity
+    // test), and for m <= 16 features the in-band decision of each mask of differing features.
     mutable std::vector<std::uint32_t> counted_;
-    mutable std::uint32_t counted_stamp_ = 0;
+    mutable std::vector<std::uint32_t> decided_;
+    mutable std::vector<char> decision_;
+    mutable std::uint32_t stamp_ = 0;
 };
 
 // Bit j set where a and b differ, over the first `stride` bytes (stride a multiple of 16, at most 64).
