@@ -129,7 +129,7 @@ def cmd_evaluate(test_path, named_trains):
                                                                                        100 / len(people)))
     print("%-46s %8s %10s %12s %14s" % ("training set", "rows", "task acc", "re-id/window", "re-id/person"))
     for item in named_trains:
-        name, path = item.split("=", 1)
+        name, path = item.rsplit("=", 1)
         train_people, train_tasks, train_x = load(path)
         if len(train_x) < 10:
             print("%-46s %8d %10s %12s %14s" % (name, len(train_x), "-", "-", "-"))

@@ -82,7 +82,8 @@ FeatureBins bins_over(double lo, double hi, int bins) {
 
 Marginals::Marginals(const std::vector<FeatureBins>& bins)
     : counts_(bins.size() * kMaxBins, 0.0), p_(bins.size() * kMaxBins, 0.0),
-      log_p_(bins.size() * kMaxBins, kNoBand), cdf_(bins.size() * kMaxBins, 1.0) {
+      log_p_(bins.size() * kMaxBins, kNoBand), cdf_(bins.size() * kMaxBins, 1.0),
+      guide_(bins.size() * kGuide, 0) {
     bins_.reserve(bins.size());
     for (const FeatureBins& b : bins)
         bins_.push_back(b.bins);
@@ -130,13 +131,23 @@ void Marginals::finish(double alpha) {
         // that a uniform draw always lands in a bin of positive probability.
         for (int b = last_positive; b < kMaxBins; ++b)
             cdf[b] = 1.0;
+        std::uint8_t* guide = &guide_[j * kGuide];
+        int b = 0;
+        for (int g = 0; g < kGuide; ++g) {
+            while (cdf[b] <= static_cast<double>(g) / kGuide)
+                ++b;
+            guide[g] = static_cast<std::uint8_t>(b);
+        }
     }
 }
 
 std::uint8_t Marginals::sample(std::size_t j, Rng& rng) const {
     const double u = rng.uniform01(); // in [0, 1): the first bin whose cumulative probability exceeds u
     const double* cdf = &cdf_[j * kMaxBins];
-    return static_cast<std::uint8_t>(std::upper_bound(cdf, cdf + bins_[j], u) - cdf);
+    int b = guide_[j * kGuide + static_cast<int>(u * kGuide)]; // cdf[b - 1] <= u: start there
+    while (cdf[b] <= u)
+        ++b;
+    return static_cast<std::uint8_t>(b);
 }
 
 Model::Model(ModelKind kind, Resample resample, std::size_t omega, const Marginals& marginals)

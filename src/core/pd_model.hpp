@@ -91,6 +91,10 @@ public:
 private:
     std::vector<int> bins_;
     std::vector<double> counts_, p_, log_p_, cdf_; // features x kMaxBins
+    // Guide table (Chen 1974): guide_[j * kGuide + g] = the first bin whose cumulative probability exceeds
+    // g / kGuide, so that a draw starts its search there and takes about one step.
+    static constexpr int kGuide = 256;
+    std::vector<std::uint8_t> guide_;
 };
 
 enum class ModelKind { Marginals, SeedBased };

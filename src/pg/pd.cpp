@@ -229,15 +229,28 @@ void emit(FunctionCallInfo fcinfo, const pg::FeatureSource& src, const Synthesis
     ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
     const MemoryContext row_context =
         AllocSetContextCreate(CurrentMemoryContext, "gazepriv pd output", ALLOCSET_SMALL_SIZES);
+    // Rows come grouped by task and participant, whose strings the reader shares between consecutive rows:
+    // one text value per run.
+    const char* participant = nullptr;
+    const char* task = nullptr;
+    Datum participant_text = 0, task_text = 0;
     for (std::size_t i = 0; i < r.rows; ++i) {
         CHECK_FOR_INTERRUPTS();
-        const MemoryContext previous = MemoryContextSwitchTo(row_context);
         const std::size_t s = r.source_row[i];
+        if (src.participant[s] != participant) {
+            participant = src.participant[s];
+            participant_text = CStringGetTextDatum(participant);
+        }
+        if (src.task[s] != task) {
+            task = src.task[s];
+            task_text = CStringGetTextDatum(task);
+        }
+        const MemoryContext previous = MemoryContextSwitchTo(row_context);
         const double* values = r.features + i * src.features;
         Datum datums[5];
         bool nulls[5] = {false, false, false, false, false};
-        datums[0] = CStringGetTextDatum(src.participant[s]);
-        datums[1] = CStringGetTextDatum(src.task[s]);
+        datums[0] = participant_text;
+        datums[1] = task_text;
         datums[2] = Int32GetDatum(src.window[s]);
         nulls[2] = src.window_null[s];
         if (std::isnan(values[0])) { // a slot whose candidates never passed (include_failed)

@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "postgres.h"
+#include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -25,6 +26,7 @@ namespace gazepriv::pg {
 namespace {
 
 constexpr long kBatch = 10000;
+constexpr int kMaxColumns = 8;
 
 // "schema"."relation" of an existing relation, or ERROR 42P01.
 char* relation_name(Oid relation) {
@@ -47,20 +49,23 @@ void* grow(MemoryContext context, void* array, std::size_t& capacity, std::size_
                             : repalloc_huge(array, next * size);
 }
 
-// A text column as a string in `context`; consecutive rows usually repeat it, so they share one copy.
-char* text_value(HeapTuple tuple, TupleDesc desc, int column, const char* what, char* previous,
-                 MemoryContext context) {
-    bool isnull = false;
-    const Datum d = SPI_getbinval(tuple, desc, column, &isnull);
+// A text value as a string in `context`; consecutive rows usually repeat it, so they share one copy (compared
+// in place, without converting).
+char* text_value(Datum d, bool isnull, const char* what, char* previous, MemoryContext context) {
     if (isnull)
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not be NULL", what)));
-    char* value = TextDatumGetCString(d);
-    if (previous != nullptr && std::strcmp(previous, value) == 0)
+    text* t = DatumGetTextPP(d);
+    const char* bytes = VARDATA_ANY(t);
+    const std::size_t length = VARSIZE_ANY_EXHDR(t);
+    if (previous != nullptr && std::strncmp(previous, bytes, length) == 0 && previous[length] == '\0')
         return previous;
-    return MemoryContextStrdup(context, value);
+    char* copy = static_cast<char*>(MemoryContextAlloc(context, length + 1));
+    std::memcpy(copy, bytes, length);
+    copy[length] = '\0';
+    return copy;
 }
 
-// Runs `query` through a read-only cursor and calls visit(tuple, desc, state) for every row.
+// Runs `query` through a read-only cursor and calls visit(values, nulls) with every row's columns.
 template <typename Visit> void scan(const char* query, Visit visit) {
     if (SPI_connect() != SPI_OK_CONNECT)
         ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_connect failed")));
@@ -68,17 +73,22 @@ template <typename Visit> void scan(const char* query, Visit visit) {
     if (plan == nullptr)
         ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("could not prepare: %s", query)));
     Portal portal = SPI_cursor_open(nullptr, plan, nullptr, nullptr, true);
-    // Detoasted arrays and converted strings of a batch live here and are freed with it.
+    // Detoasted arrays of a batch live here and are freed with it.
     const MemoryContext batch =
         AllocSetContextCreate(CurrentMemoryContext, "gazepriv pd rows", ALLOCSET_DEFAULT_SIZES);
+    Datum values[kMaxColumns];
+    bool nulls[kMaxColumns];
     for (;;) {
         SPI_cursor_fetch(portal, true, kBatch);
         if (SPI_processed == 0)
             break;
+        if (SPI_tuptable->tupdesc->natts > kMaxColumns)
+            ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("unexpected number of columns")));
         const MemoryContext previous = MemoryContextSwitchTo(batch);
         for (uint64 i = 0; i < SPI_processed; ++i) {
             CHECK_FOR_INTERRUPTS();
-            visit(SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
+            heap_deform_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, values, nulls);
+            visit(values, nulls);
         }
         MemoryContextSwitchTo(previous);
         MemoryContextReset(batch);
@@ -88,9 +98,7 @@ template <typename Visit> void scan(const char* query, Visit visit) {
     SPI_finish();
 }
 
-bool finite_float(HeapTuple tuple, TupleDesc desc, int column, double* out) {
-    bool isnull = false;
-    const Datum d = SPI_getbinval(tuple, desc, column, &isnull);
+bool finite_float(Datum d, bool isnull, double* out) {
     if (isnull)
         return false;
     *out = DatumGetFloat8(d);
@@ -110,12 +118,10 @@ FeatureSource read_feature_source(Oid relation, const char* participant_column, 
     FeatureSource s;
     std::size_t row_capacity = 0, value_capacity = 0, window_capacity = 0, null_capacity = 0,
                 task_capacity = 0;
-    scan(query, [&](HeapTuple tuple, TupleDesc desc) {
-        bool isnull = false;
-        const Datum features = SPI_getbinval(tuple, desc, 4, &isnull);
-        if (isnull)
+    scan(query, [&](const Datum* values, const bool* nulls) {
+        if (nulls[3])
             return;
-        ArrayType* array = DatumGetArrayTypeP(features);
+        ArrayType* array = DatumGetArrayTypeP(values[3]);
         const int n = ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
         if (ARR_NDIM(array) > 1)
             ereport(ERROR,
@@ -146,11 +152,10 @@ FeatureSource read_feature_source(Oid relation, const char* participant_column, 
             static_cast<std::int32_t*>(grow(outer, s.window, window_capacity, r + 1, sizeof(std::int32_t)));
         s.window_null = static_cast<bool*>(grow(outer, s.window_null, null_capacity, r + 1, sizeof(bool)));
         s.participant[r] =
-            text_value(tuple, desc, 1, "participant", r > 0 ? s.participant[r - 1] : nullptr, outer);
-        s.task[r] = text_value(tuple, desc, 2, "task", r > 0 ? s.task[r - 1] : nullptr, outer);
-        const Datum window = SPI_getbinval(tuple, desc, 3, &isnull);
-        s.window_null[r] = isnull;
-        s.window[r] = isnull ? 0 : DatumGetInt32(window);
+            text_value(values[0], nulls[0], "participant", r > 0 ? s.participant[r - 1] : nullptr, outer);
+        s.task[r] = text_value(values[1], nulls[1], "task", r > 0 ? s.task[r - 1] : nullptr, outer);
+        s.window_null[r] = nulls[2];
+        s.window[r] = nulls[2] ? 0 : DatumGetInt32(values[2]);
         s.rows = r + 1;
     });
     return s;
@@ -164,15 +169,13 @@ FixationSource read_fixation_source(Oid relation) {
                  relation_name(relation));
     FixationSource s;
     std::size_t caps[9] = {0};
-    scan(query, [&](HeapTuple tuple, TupleDesc desc) {
+    scan(query, [&](const Datum* values, const bool* nulls) {
         double mx, my, sx, sy;
-        if (!finite_float(tuple, desc, 4, &mx) || !finite_float(tuple, desc, 5, &my) ||
-            !finite_float(tuple, desc, 6, &sx) || !finite_float(tuple, desc, 7, &sy) || !(sx > 0) ||
+        if (!finite_float(values[3], nulls[3], &mx) || !finite_float(values[4], nulls[4], &my) ||
+            !finite_float(values[5], nulls[5], &sx) || !finite_float(values[6], nulls[6], &sy) || !(sx > 0) ||
             !(sy > 0))
             return;
-        bool isnull = false;
-        const Datum samples = SPI_getbinval(tuple, desc, 8, &isnull);
-        if (isnull || DatumGetInt32(samples) < 1)
+        if (nulls[7] || DatumGetInt32(values[7]) < 1)
             return;
         const std::size_t r = s.rows;
         s.participant = static_cast<char**>(grow(outer, s.participant, caps[0], r + 1, sizeof(char*)));
@@ -186,16 +189,15 @@ FixationSource read_fixation_source(Oid relation) {
         s.sigma_y = static_cast<double*>(grow(outer, s.sigma_y, caps[7], r + 1, sizeof(double)));
         s.samples = static_cast<std::int32_t*>(grow(outer, s.samples, caps[8], r + 1, sizeof(std::int32_t)));
         s.participant[r] =
-            text_value(tuple, desc, 1, "participant", r > 0 ? s.participant[r - 1] : nullptr, outer);
-        s.task[r] = text_value(tuple, desc, 2, "task", r > 0 ? s.task[r - 1] : nullptr, outer);
-        const Datum fixation = SPI_getbinval(tuple, desc, 3, &isnull);
-        s.fixation_null[r] = isnull;
-        s.fixation[r] = isnull ? 0 : DatumGetInt32(fixation);
+            text_value(values[0], nulls[0], "participant", r > 0 ? s.participant[r - 1] : nullptr, outer);
+        s.task[r] = text_value(values[1], nulls[1], "task", r > 0 ? s.task[r - 1] : nullptr, outer);
+        s.fixation_null[r] = nulls[2];
+        s.fixation[r] = nulls[2] ? 0 : DatumGetInt32(values[2]);
         s.mu_x[r] = mx;
         s.mu_y[r] = my;
         s.sigma_x[r] = sx;
         s.sigma_y[r] = sy;
-        s.samples[r] = DatumGetInt32(samples);
+        s.samples[r] = DatumGetInt32(values[7]);
         s.rows = r + 1;
     });
     return s;
