@@ -118,31 +118,44 @@ def knn_predict(train_x, train_y, test_x, neighbours=10):
     return predictions
 
 
+def majority_vote_accuracy(predicted, truth, groups):
+    """Share of groups whose most frequent prediction is the group's (single) true label."""
+    correct, total = 0, 0
+    for group in np.unique(groups):
+        sel = groups == group
+        values, counts = np.unique(predicted[sel], return_counts=True)
+        correct += values[counts.argmax()] == truth[sel][0]
+        total += 1
+    return correct, total
+
+
 def cmd_evaluate(test_path, named_trains):
     test_people, test_tasks, test_x = load(test_path)
-    people = np.unique(test_people)
-    majority = max(np.mean(test_tasks == t) for t in np.unique(test_tasks))
+    people, tasks = np.unique(test_people), np.unique(test_tasks)
+    recordings = np.char.add(np.char.add(test_people, "/"), test_tasks)
     print("k-NN (10 neighbours, standardised features) trained on each set, tested on the raw later half of "
-          "every participant's windows (%d windows, %d participants)" % (len(test_x), len(people)))
-    print("utility: task accuracy (majority class %.1f%%); re-identification: participant accuracy per window "
-          "(chance %.1f%%) and per participant by majority vote over all its windows" % (100 * majority,
-                                                                                       100 / len(people)))
-    print("%-46s %8s %10s %12s %14s" % ("training set", "rows", "task acc", "re-id/window", "re-id/person"))
+          "every participant's windows (%d windows, %d participants, %d tasks)" % (len(test_x), len(people),
+                                                                                  len(tasks)))
+    print("utility: task accuracy per window (balanced over tasks: chance %.1f%%) and per recording (a participant's "
+          "windows of one task, majority vote: chance 1 in %d);" % (100 / len(tasks), len(tasks)))
+    print("re-identification: participant accuracy per window (chance %.1f%%) and per participant (majority vote "
+          "over all its windows: chance 1 of %d)" % (100 / len(people), len(people)))
+    print("%-46s %7s %10s %13s %13s %13s" % ("training set", "rows", "task/window", "task/record", "re-id/window",
+                                           "re-id/person"))
     for item in named_trains:
         name, path = item.rsplit("=", 1)
         train_people, train_tasks, train_x = load(path)
         if len(train_x) < 10:
-            print("%-46s %8d %10s %12s %14s" % (name, len(train_x), "-", "-", "-"))
+            print("%-46s %7d %10s %13s %13s %13s" % (name, len(train_x), "-", "-", "-", "-"))
             continue
-        task_acc = np.mean(knn_predict(train_x, train_tasks, test_x) == test_tasks)
+        task_predicted = knn_predict(train_x, train_tasks, test_x)
+        balanced = np.mean([np.mean(task_predicted[test_tasks == t] == t) for t in tasks])
+        task_ok, task_n = majority_vote_accuracy(task_predicted, test_tasks, recordings)
         predicted = knn_predict(train_x, train_people, test_x)
         window_acc = np.mean(predicted == test_people)
-        correct = 0
-        for person in people:
-            values, counts = np.unique(predicted[test_people == person], return_counts=True)
-            correct += values[counts.argmax()] == person
-        print("%-46s %8d %9.1f%% %11.1f%% %7d of %d" % (name, len(train_x), 100 * task_acc, 100 * window_acc,
-                                                         correct, len(people)))
+        person_ok, person_n = majority_vote_accuracy(predicted, test_people, test_people)
+        print("%-46s %7d %9.1f%% %7d of %d %12.1f%% %7d of %d" % (name, len(train_x), 100 * balanced, task_ok,
+                                                                task_n, 100 * window_acc, person_ok, person_n))
 
 
 def cmd_plot(path, png):

@@ -125,7 +125,8 @@ synth() { # synth NAME ARGUMENTS
     trains+=("$1=$file")
 }
 synth "marginals k=5 gamma=2 (paper)" "5, 2"
-synth "marginals randomized eps0=1 t=10 model_eps=1" "20, 2, epsilon0 => 1, t => 10, model_epsilon => 1"
+synth "marginals randomized k=50 eps0=1 model_eps=1" \
+    "50, 2, epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1"
 synth "seed-based last omega=2 k=5" "5, 2, model => 'seed_based', omega => 2, resample => 'last'"
 synth "seed-based random omega=1 k=5" "5, 2, model => 'seed_based', omega => 1"
 synth "seed-based random omega=2 k=5" "5, 2, model => 'seed_based', omega => 2"
@@ -136,7 +137,8 @@ export_csv "SELECT * FROM hoppe_test" "$out/pd_test_raw.csv"
 "$PYTHON" bench/sql/pd.py evaluate "$out/pd_test_raw.csv" "${trains[@]}"
 echo
 echo "The randomized release above costs (record-level add/remove, largest task of the release half):"
-psql -c "SELECT round(epsilon::numeric, 1) AS epsilon, delta, guarantee, parameters ->> 'candidates' AS candidates
-         FROM gazepriv.pd_release_cost(20, 2, features => $features,
+psql -c "SELECT round(epsilon::numeric, 1) AS epsilon, delta, guarantee, parameters ->> 't' AS t,
+                parameters ->> 'candidates' AS candidates
+         FROM gazepriv.pd_release_cost(50, 2, features => $features,
              records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_release GROUP BY task) s),
-             epsilon0 => 1, t => 10, model_epsilon => 1)"
+             epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1)"
