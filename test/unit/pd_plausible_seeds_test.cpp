@@ -42,6 +42,17 @@ Dataset make_dataset(std::size_t rows, std::size_t features, int participants, i
     return d;
 }
 
+// Output buffers for every input row of a dataset.
+struct Buffers {
+    std::vector<std::size_t> source;
+    std::vector<std::int32_t> attempts;
+    std::vector<double> values;
+    SynthesisOutput out;
+    explicit Buffers(const Dataset& d)
+        : source(d.rows), attempts(d.rows),
+          values(d.rows * d.features), out{source.data(), attempts.data(), values.data(), 0} {}
+};
+
 } // namespace
 
 TEST(PdBand, TestVectorsOfSection42) {
@@ -161,10 +172,11 @@ TEST(PdSynthesis, EveryReleasedCandidateHasKPlausibleSeedsRecomputedIndependentl
         params.test = test;
         params.max_attempts = 3;
         params.bounds = {0, 1, 0, 1, 0, 1, 0, 1};
-        std::vector<std::size_t> source(data.rows);
-        std::vector<std::int32_t> attempts(data.rows);
-        std::vector<double> values(data.rows * data.features);
-        SynthesisOutput out{source.data(), attempts.data(), values.data(), 0};
+        Buffers buffers(data);
+        SynthesisOutput& out = buffers.out;
+        const std::vector<std::size_t>& source = buffers.source;
+        const std::vector<std::int32_t>& attempts = buffers.attempts;
+        const std::vector<double>& values = buffers.values;
         Rng rng(22, 0);
         synthesize(data.view(), params, rng, CancelCheck{}, out);
         ASSERT_GT(out.count, data.rows / 4);
@@ -225,10 +237,11 @@ TEST(PdSynthesis, OutputIsStratifiedAndLabelledWithTheSeed) {
     SynthesisParams params;
     params.k = 5;
     params.gamma = 2;
-    std::vector<std::size_t> source(data.rows);
-    std::vector<std::int32_t> attempts(data.rows);
-    std::vector<double> values(data.rows * data.features);
-    SynthesisOutput out{source.data(), attempts.data(), values.data(), 0};
+    Buffers buffers(data);
+    SynthesisOutput& out = buffers.out;
+    const std::vector<std::size_t>& source = buffers.source;
+    const std::vector<std::int32_t>& attempts = buffers.attempts;
+    const std::vector<double>& values = buffers.values;
     Rng rng(32, 0);
     synthesize(data.view(), params, rng, CancelCheck{}, out);
     // Marginals are seedless: with 100 records per task >= k every candidate passes at once.
@@ -266,10 +279,11 @@ TEST(PdSynthesis, SplitSeedsOnlyTheRecordsThatDidNotLearnTheModel) {
     params.k = 2;
     params.gamma = 2;
     params.split = 0.5;
-    std::vector<std::size_t> source(data.rows);
-    std::vector<std::int32_t> attempts(data.rows);
-    std::vector<double> values(data.rows * data.features);
-    SynthesisOutput out{source.data(), attempts.data(), values.data(), 0};
+    Buffers buffers(data);
+    SynthesisOutput& out = buffers.out;
+    const std::vector<std::size_t>& source = buffers.source;
+    const std::vector<std::int32_t>& attempts = buffers.attempts;
+    const std::vector<double>& values = buffers.values;
     Rng rng(42, 0);
     synthesize(data.view(), params, rng, CancelCheck{}, out);
     EXPECT_EQ(out.count, 200u); // 100 of each task's 200 records learn, the other 100 seed
@@ -286,10 +300,11 @@ TEST(PdSynthesis, RandomizedThresholdPassesWithTheDiscreteLaplaceProbability) {
     params.t = 10;
     params.model_epsilon = 1e6; // the model's noise is irrelevant here
     params.bounds = {0, 1, 0, 1};
-    std::vector<std::size_t> source(data.rows);
-    std::vector<std::int32_t> attempts(data.rows);
-    std::vector<double> values(data.rows * data.features);
-    SynthesisOutput out{source.data(), attempts.data(), values.data(), 0};
+    Buffers buffers(data);
+    SynthesisOutput& out = buffers.out;
+    const std::vector<std::size_t>& source = buffers.source;
+    const std::vector<std::int32_t>& attempts = buffers.attempts;
+    const std::vector<double>& values = buffers.values;
     Rng rng(52, 0);
     double passed = 0, trials = 0;
     for (int run = 0; run < 1000; ++run) {
