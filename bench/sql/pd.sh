@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Plausible-deniability synthesis on the Hoppe feature windows (all 20 recordings, 0.5 s windows: the
+# temporary features of test/demo/pd_features.psql) and on a 10x replication:
+#   1. the core against the straightforward test (build/bench_pd on the exported features);
+#   2. pd_synthesize end to end in SQL, against PostgreSQL's scan of the same rows and a numpy peer;
+#   3. pass rates across k and gamma (table, and bench/out/pd_pass_rates.png);
+#   4. utility (task accuracy) and re-identification (participant accuracy) of a k-NN classifier trained on
+#      synthetic data from the first half of every participant's windows and tested on the raw second half.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. test/lib.sh
+out=bench/out
+mkdir -p "$out"
+dir=$(scratch_dir)
+trap 'stop_cluster; rm -rf "$dir"' EXIT
+start_cluster "$dir"
+bin=$("$PG_CONFIG" --bindir)
+psql() { "$bin/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+data="$SHARED_DATA/hoppe2018_everyday"
+
+psql <<SQL
+CREATE EXTENSION gazepriv;
+CREATE TABLE hoppe_samples (participant text, t_ms float8, x float8, y float8, pupil_right float8,
+                            pupil_left float8, event text);
+CREATE TABLE hoppe_participants (participant text PRIMARY KEY, sex text, age int, neuroticism float8,
+    extraversion float8, openness float8, agreeableness float8, conscientiousness float8,
+    perceptual_curiosity float8, curiosity_exploration float8, shop_enter_s float8, shop_leave_s float8,
+    samples_included_here text);
+\copy hoppe_participants FROM '$data/participants.csv' WITH (FORMAT csv, HEADER true)
+SQL
+for f in "$data"/samples/participant_*.csv; do
+    psql -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
+done
+psql -f test/demo/pd_features.psql
+psql <<'SQL'
+CREATE TABLE hoppe_features_x10 AS
+SELECT participant, task, "window" + r * 1000000 AS "window", features
+FROM hoppe_features, generate_series(0, 9) r;
+-- The utility / re-identification split: the first half of each participant's windows in each task is
+-- released (synthesised), the second half is the raw test set.
+CREATE TABLE hoppe_release AS
+SELECT participant, task, "window", features FROM (
+    SELECT *, row_number() OVER w AS i, count(*) OVER (PARTITION BY participant, task) AS n
+    FROM hoppe_features WINDOW w AS (PARTITION BY participant, task ORDER BY "window")) s
+WHERE i <= n / 2;
+CREATE TABLE hoppe_test AS
+SELECT participant, task, "window", features FROM hoppe_features
+EXCEPT SELECT * FROM hoppe_release;
+VACUUM ANALYZE;
+SQL
+rows=$(psql -At -c "SELECT count(*) FROM hoppe_features")
+features=$(psql -At -c "SELECT max(cardinality(features)) FROM hoppe_features")
+echo "Hoppe feature windows: $rows windows of $features features, $(psql -At -c \
+    "SELECT count(DISTINCT participant) || ' participants, ' || count(DISTINCT task) || ' tasks'
+     FROM hoppe_features") (temporary features: test/demo/pd_features.psql)"
+
+export_csv() { # export_csv QUERY FILE: participant,task,f1..fm
+    { printf 'participant,task'; for j in $(seq 1 "$features"); do printf ',f%s' "$j"; done; echo
+      psql -At -F, -c "SELECT participant, task, array_to_string(features, ',') FROM ($1) s"; } >"$2"
+}
+export_csv "SELECT * FROM hoppe_features ORDER BY participant, task, \"window\"" "$out/pd_hoppe_features.csv"
+
+echo
+echo "== 1. the core: ours against the straightforward test, same run"
+[ -x build/bench_pd ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null &&
+                            cmake --build build --target bench_pd -j"$(nproc)" >/dev/null; }
+build/bench_pd "$out/pd_hoppe_features.csv"
+
+echo "== 2. SQL end to end (best of 3), the scan of the same rows, and the numpy peer"
+best_ms() { # best_ms QUERY: the best of three \timing measurements, in ms
+    psql -c '\timing on' -c "$1" -c "$1" -c "$1" | sed -nE 's/^Time: ([0-9.]+) ms.*/\1/p' | sort -g | head -1
+}
+printf '%-46s %12s %12s\n' "" "the data" "10x"
+row() { # row LABEL QUERY-WITH-@
+    local one ten
+    one=$(best_ms "${2//@/hoppe_features}")
+    ten=$(best_ms "${2//@/hoppe_features_x10}")
+    printf '%-46s %10.1f ms %10.1f ms\n' "$1" "$one" "$ten"
+}
+row "scan: count(*), sum(cardinality(features))" "SELECT count(*), sum(cardinality(features)) FROM @"
+row "pd_synthesize marginals (paper), k=5" "SELECT count(*) FROM gazepriv.pd_synthesize('@', 5, 2)"
+row "pd_synthesize seed-based last omega=2, k=5" \
+    "SELECT count(*) FROM gazepriv.pd_synthesize('@', 5, 2, model => 'seed_based', omega => 2, resample => 'last')"
+row "pd_synthesize seed-based random omega=2, k=5" \
+    "SELECT count(*) FROM gazepriv.pd_synthesize('@', 5, 2, model => 'seed_based', omega => 2, max_attempts => 1)"
+row "pd_synthesize seed-based random omega=2, k=50" \
+    "SELECT count(*) FROM gazepriv.pd_synthesize('@', 50, 2, model => 'seed_based', omega => 2, max_attempts => 1)"
+row "  the same with up to 100 attempts per seed" \
+    "SELECT count(*) FROM gazepriv.pd_synthesize('@', 50, 2, model => 'seed_based', omega => 2)"
+echo
+"$PYTHON" bench/sql/pd.py numpy "$out/pd_hoppe_features.csv"
+
+echo
+echo "== 3. pass rates (released / candidates, one candidate per seed), seed-based random omega=2, 30 bins"
+echo "model,k,gamma,pass_rate" >"$out/pd_pass_rates.csv"
+for test in record identity; do
+    for k in 2 5 10 20 50 100; do
+        [ "$test" = identity ] && [ "$k" -gt 20 ] && continue # 20 participants: at most 19 others
+        for gamma in 1.5 2 4 10; do
+            rate=$(psql -At -c "SELECT round(sum(released)::numeric / sum(candidates), 4) FROM
+                gazepriv.pd_synthesis_stats('hoppe_features', $k, $gamma, model => 'seed_based', omega => 2,
+                                            test => '$test', max_attempts => 1)")
+            echo "$test,$k,$gamma,$rate" >>"$out/pd_pass_rates.csv"
+        done
+    done
+done
+psql <<SQL
+CREATE TEMP TABLE rates (test text, k int, gamma float8, pass_rate float8);
+\copy rates FROM '$out/pd_pass_rates.csv' WITH (FORMAT csv, HEADER true)
+SELECT test, k, max(pass_rate) FILTER (WHERE gamma = 1.5) AS "gamma 1.5", max(pass_rate) FILTER (WHERE gamma = 2) AS "gamma 2",
+       max(pass_rate) FILTER (WHERE gamma = 4) AS "gamma 4", max(pass_rate) FILTER (WHERE gamma = 10) AS "gamma 10"
+FROM rates GROUP BY test, k ORDER BY test DESC, k;
+SQL
+"$PYTHON" bench/sql/pd.py plot "$out/pd_pass_rates.csv" "$out/pd_pass_rates.png"
+echo "marginals (the paper's model) pass every candidate whenever a task has k records: it is seedless"
+
+echo
+echo "== 4. utility and re-identification (synthesised from the first half, tested on the raw second half)"
+trains=("raw first half (no privacy)=$out/pd_train_raw.csv")
+export_csv "SELECT * FROM hoppe_release" "$out/pd_train_raw.csv"
+synth() { # synth NAME ARGUMENTS
+    local file
+    file="$out/pd_train_$(echo "$1" | tr -c 'a-z0-9' '_').csv"
+    export_csv "SELECT * FROM gazepriv.pd_synthesize('hoppe_release', $2)" "$file"
+    trains+=("$1=$file")
+}
+synth "marginals k=5 gamma=2 (paper)" "5, 2"
+synth "marginals randomized k=50 eps0=1 model_eps=1" \
+    "50, 2, epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1"
+synth "seed-based last omega=2 k=5" "5, 2, model => 'seed_based', omega => 2, resample => 'last'"
+synth "seed-based random omega=1 k=5" "5, 2, model => 'seed_based', omega => 1"
+synth "seed-based random omega=2 k=5" "5, 2, model => 'seed_based', omega => 2"
+synth "seed-based random omega=2 k=50" "50, 2, model => 'seed_based', omega => 2"
+synth "seed-based random omega=3 k=5" "5, 2, model => 'seed_based', omega => 3"
+synth "seed-based random omega=2 identity k=10" "10, 2, model => 'seed_based', omega => 2, test => 'identity'"
+export_csv "SELECT * FROM hoppe_test" "$out/pd_test_raw.csv"
+"$PYTHON" bench/sql/pd.py evaluate "$out/pd_test_raw.csv" "${trains[@]}"
+echo
+echo "The randomized release above costs (record-level add/remove, largest task of the release half):"
+psql -c "SELECT round(epsilon::numeric, 1) AS epsilon, delta, guarantee, parameters ->> 't' AS t,
+                parameters ->> 'candidates' AS candidates
+         FROM gazepriv.pd_release_cost(50, 2, features => $features,
+             records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_release GROUP BY task) s),
+             epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1)"

@@ -1,0 +1,181 @@
+-- Plausible deniability (Bindschaedler, Shokri and Gunter, PVLDB 2017; David-John, Butler and Jain, ETRA 2022
+-- and TVCG 2023): synthetic feature windows and fixations, each released only if it passes the (k, gamma)
+-- privacy test: at least k records (or k - 1 other participants) could have generated it with probabilities
+-- within a factor gamma of the seed's. Probabilities are handled in log space throughout.
+--
+-- Curators call pd_synthesize / pd_synthesize_fixations on a source relation directly (invoker's rights;
+-- dataset => charges or logs the release on that dataset's budget). Analysts call pd_release on a
+-- registered dataset (SECURITY DEFINER; always charged or logged). The cost is computed once from the
+-- parameters and the size of the largest task, after the rows are read and before any candidate is made.
+
+-- Pure helpers ----------------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.pd_band(probability float8, gamma float8) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gazepriv_pd_band' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.pd_band(float8, float8) IS
+    'The privacy test''s band of a probability or density p: the integer i with gamma^(-i-1) < p <= gamma^(-i), '
+    'i.e. floor(-ln p / ln gamma), computed in log space; negative for densities above 1 (gamma = 2: p = 0.3 -> 1, '
+    'p = 0.25 -> 2). Records in one band have probabilities within a factor gamma. gamma must exceed 1. '
+    'Privacy: pure arithmetic, releases nothing.';
+
+CREATE FUNCTION @extschema@.pd_randomized_privacy(k int, gamma float8, epsilon0 float8, t int,
+                                                  OUT epsilon float8, OUT delta float8)
+    AS 'MODULE_PATHNAME', 'gazepriv_pd_randomized_privacy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.pd_randomized_privacy(int, float8, float8, int) IS
+    'Bindschaedler et al.''s theorem for one candidate of the randomized privacy test (threshold k plus Laplace '
+    'of scale 1/epsilon0): epsilon = epsilon0 + ln(1 + gamma/t), delta = exp(-epsilon0 (k - t)), for an integer '
+    '1 <= t < k (k = 50, gamma = 2, epsilon0 = 0.1, t = 10: 0.2823, 0.0183). Privacy: per candidate, add/remove '
+    'one record; a release of many candidates composes (pd_release_cost). Pure arithmetic, releases nothing.';
+
+CREATE FUNCTION @extschema@.pd_release_cost(
+        k int, gamma float8, features int, records bigint, bins int DEFAULT 30, model text DEFAULT 'marginals',
+        omega int DEFAULT NULL, resample text DEFAULT 'random', test text DEFAULT 'record',
+        epsilon0 float8 DEFAULT NULL, t int DEFAULT NULL, target_delta float8 DEFAULT NULL,
+        model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT 1, split float8 DEFAULT 0,
+        bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL,
+        OUT epsilon float8, OUT delta float8, OUT guarantee text, OUT non_private boolean, OUT mechanism text,
+        OUT parameters jsonb)
+    AS 'MODULE_PATHNAME', 'gazepriv_pd_release_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.pd_release_cost(int, float8, int, bigint, int, text, int, text, text, float8, int,
+                                               float8, float8, float8, float8, float8[], int) IS
+    'Cost preview of pd_synthesize / pd_release with these parameters on data with `features` features whose '
+    'largest task has `records` seed records: exactly the ReleaseCost the release charges. Deterministic tests: '
+    'epsilon = model_epsilon (0 without a DP model), delta 0, guarantee plausible-deniability. Randomized test: '
+    'C = max_attempts x records candidates, each (epsilon0 + ln(1 + gamma/t), exp(-epsilon0 (k - t)))-DP, '
+    'composed basically within a task and in parallel over tasks, plus model_epsilon (or its maximum with a '
+    'split); t is given or the largest meeting target_delta; guarantee dp. non_private is true when bins '
+    'cover the data range (no public bounds). Privacy: pure arithmetic, releases nothing.';
+
+-- Curator releases ------------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.pd_synthesize(
+        source regclass, k int, gamma float8, bins int DEFAULT 30, model text DEFAULT 'marginals',
+        omega int DEFAULT NULL, resample text DEFAULT 'random', test text DEFAULT 'record',
+        epsilon0 float8 DEFAULT NULL, t int DEFAULT NULL, target_delta float8 DEFAULT NULL,
+        model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT 1, split float8 DEFAULT 0,
+        bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL, include_failed boolean DEFAULT false,
+        dataset text DEFAULT NULL)
+    RETURNS TABLE (participant text, task text, "window" int, features float8[], attempts int)
+    AS 'MODULE_PATHNAME', 'gazepriv_pd_synthesize' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.pd_synthesize(regclass, int, float8, int, text, int, text, text, float8, int, float8,
+                                             float8, float8, float8, float8[], int, boolean, text) IS
+    'Curator: plausibly deniable synthetic feature windows from a relation with columns participant, task, '
+    '"window", features float8[]. Per task: every feature is cut into `bins` equal-width bins (public `bounds`, '
+    'one [lower, upper] row per feature, values outside clamped; or the task''s data range, non-private); the '
+    'marginals are learned (Dirichlet alpha; DP with model_epsilon; from a random `split` fraction of the records '
+    'that then seed nothing); each seed record gets up to max_attempts candidates (default 100; 1 with the '
+    'randomized test) and the first that passes the test is released, its bins mapped back to uniform values '
+    'inside the bin. model: marginals (every feature resampled: seedless, so the test passes whenever the task '
+    'has k records and protection comes from the coarse marginals) or seed_based (copies m - omega features of '
+    'the seed and resamples omega: a random omega-subset per candidate, or the last omega with resample => last). '
+    'test: record (k records in the seed''s probability band, the seed included) or identity (k - 1 other '
+    'participants, one record each); epsilon0 makes it randomized (threshold k plus fresh discrete Laplace noise '
+    'of scale 1/epsilon0 per candidate; needs model_epsilon and t or target_delta). Output: one row per seed '
+    'record that passed, labelled with that record''s participant, task and window (deterministic tests seed '
+    'with the labelled record itself, so with seed_based the label names whose record was copied; the '
+    'randomized test draws seeds uniformly from the task); attempts = candidates made; include_failed adds '
+    'failed slots with NULL features. Rows whose features are NULL or not finite are dropped. '
+    'Privacy: deterministic tests give (k, gamma)-plausible deniability per released row, not DP (logged with '
+    'epsilon 0, plus model_epsilon); the randomized test gives (epsilon, delta)-DP per candidate for add/remove '
+    'one feature vector, composed as pd_release_cost shows; the stratification (which participant, task and '
+    'window rows exist) is released exactly. With dataset => it is charged (or logged) on that dataset before '
+    'any candidate is generated; data-range bins are flagged non-private.';
+
+CREATE FUNCTION @extschema@.pd_synthesis_stats(
+        source regclass, k int, gamma float8, bins int DEFAULT 30, model text DEFAULT 'marginals',
+        omega int DEFAULT NULL, resample text DEFAULT 'random', test text DEFAULT 'record',
+        epsilon0 float8 DEFAULT NULL, t int DEFAULT NULL, target_delta float8 DEFAULT NULL,
+        model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT 1, split float8 DEFAULT 0,
+        bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL)
+    RETURNS TABLE (task text, participant text, records bigint, released bigint, failed bigint,
+                   candidates bigint, pass_rate float8)
+    LANGUAGE sql VOLATILE PARALLEL RESTRICTED SET search_path = pg_catalog, pg_temp AS $$
+    SELECT s.task, s.participant, count(*), count(s.features), count(*) - count(s.features),
+           sum(s.attempts)::bigint, count(s.features)::float8 / sum(s.attempts)
+    FROM @extschema@.pd_synthesize($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                                   include_failed => true) s
+    GROUP BY s.task, s.participant
+    ORDER BY s.task, s.participant
+$$;
+COMMENT ON FUNCTION @extschema@.pd_synthesis_stats(regclass, int, float8, int, text, int, text, text, float8, int,
+                                                  float8, float8, float8, float8, float8[], int) IS
+    'Curator: runs pd_synthesize with these parameters and reports, per task and participant, the seed records, '
+    'the rows released, the seeds that never passed within max_attempts, the candidates generated and the pass '
+    'rate (released / candidates), to tune k and gamma. Privacy: for the curator''s eyes: the counts are exact '
+    'functions of the data; it charges nothing.';
+
+CREATE FUNCTION @extschema@.pd_synthesize_fixations(
+        source regclass, k int, gamma float8, max_attempts int DEFAULT 100, include_failed boolean DEFAULT false,
+        dataset text DEFAULT NULL)
+    RETURNS TABLE (participant text, task text, fixation int, x float8[], y float8[], attempts int)
+    AS 'MODULE_PATHNAME', 'gazepriv_pd_synthesize_fixations' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.pd_synthesize_fixations(regclass, int, float8, int, boolean, text) IS
+    'Curator: event-synth-PD for fixations (David-John et al. 2023, supplement 2.2). The source has columns '
+    'participant, task, fixation, mu_x, mu_y, sigma_x, sigma_y, samples; each fixation is replaced by `samples` '
+    'points drawn from N(mu_x, sigma_x^2) x N(mu_y, sigma_y^2) (exact discrete Gaussian on a fine grid), redrawn '
+    'until the PD event test passes: at least k - 1 other participants have a fixation of the same task and the '
+    'same number of samples whose density of the drawn points is in the seed''s band (log space; densities above '
+    '1 give negative bands). At most max_attempts draws; a fixation that never passes is left out, or returned '
+    'with NULL x, y when include_failed. Rows with NULL or non-finite parameters, sigma <= 0 or samples < 1 are '
+    'dropped. Privacy: (k, gamma)-plausible deniability per fixation against other participants, not DP; the '
+    'output is labelled with the seed''s participant; with dataset => the release is logged there with epsilon 0 '
+    'before any sample is drawn.';
+
+-- Analyst release -------------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@._pd_synthesize(
+        relation regclass, participant_column name, task_column name, window_column name, features_column name,
+        k int, gamma float8, bins int, model text, omega int, resample text, test text, epsilon0 float8, t int,
+        target_delta float8, model_epsilon float8, alpha float8, split float8, bounds float8[],
+        max_attempts int, include_failed boolean, dataset text)
+    RETURNS TABLE (participant text, task text, "window" int, features float8[], attempts int)
+    AS 'MODULE_PATHNAME', 'gazepriv__pd_synthesize' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@._pd_synthesize(regclass, name, name, name, name, int, float8, int, text, int, text,
+                                              text, float8, int, float8, float8, float8, float8, float8[], int,
+                                              boolean, text) IS
+    'Internal: pd_synthesize over a registered dataset''s columns, charging the dataset before any candidate is '
+    'generated. Privacy: as pd_release; not callable by PUBLIC.';
+
+CREATE FUNCTION @extschema@.pd_release(
+        dataset text, k int, gamma float8, bins int DEFAULT 30, model text DEFAULT 'marginals',
+        omega int DEFAULT NULL, resample text DEFAULT 'random', test text DEFAULT 'record',
+        epsilon0 float8 DEFAULT NULL, t int DEFAULT NULL, target_delta float8 DEFAULT NULL,
+        model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT 1, split float8 DEFAULT 0,
+        bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL, include_failed boolean DEFAULT false)
+    RETURNS TABLE (participant text, task text, "window" int, features float8[], attempts int)
+    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets;
+    public_bounds float8[] := bounds;
+BEGIN
+    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = pd_release.dataset;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    END IF;
+    IF d.task_column IS NULL OR d.features_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no task or features column', dataset USING ERRCODE = '22023',
+            HINT = 'A curator registers it with task_column and features_column (and window_column).';
+    END IF;
+    -- Public bounds registered with the dataset: {"features": [[lower, upper], ...]}.
+    IF public_bounds IS NULL AND jsonb_typeof(d.bounds -> 'features') = 'array' THEN
+        SELECT array_agg(ARRAY[(e ->> 0)::float8, (e ->> 1)::float8] ORDER BY i) INTO public_bounds
+        FROM jsonb_array_elements(d.bounds -> 'features') WITH ORDINALITY AS b(e, i);
+    END IF;
+    RETURN QUERY SELECT * FROM @extschema@._pd_synthesize(
+        d.relation, d.participant_column, d.task_column, d.window_column, d.features_column, k, gamma, bins, model,
+        omega, resample, test, epsilon0, t, target_delta, model_epsilon, alpha, split, public_bounds, max_attempts,
+        include_failed, dataset);
+END $$;
+COMMENT ON FUNCTION @extschema@.pd_release(text, int, float8, int, text, int, text, text, float8, int, float8, float8,
+                                          float8, float8, float8[], int, boolean) IS
+    'Analyst release: pd_synthesize over a registered dataset (its participant, task, window and features '
+    'columns; bounds default to the dataset''s public bounds {"features": [[lower, upper], ...]}, else the data '
+    'range, flagged non-private). Privacy: the caller''s budget on the dataset is charged before any candidate '
+    'is generated with the cost pd_release_cost shows: deterministic tests are logged as plausible-deniability '
+    'with epsilon 0 (plus model_epsilon), the randomized test is charged its composed (epsilon, delta) as dp, '
+    'for add/remove one feature vector. Needs a budget row (PB002 otherwise); over budget PB001, nothing released.';
+REVOKE ALL ON FUNCTION @extschema@.pd_release(text, int, float8, int, text, int, text, text, float8, int, float8,
+                                             float8, float8, float8, float8[], int, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.pd_release(text, int, float8, int, text, int, text, text, float8, int, float8,
+                                                float8, float8, float8, float8[], int, boolean)
+    TO gazepriv_analyst, gazepriv_curator;

@@ -1,0 +1,51 @@
+// Reading the rows plausible-deniability synthesis works on (feature windows, fixations) from a relation,
+// and labelling participants and tasks with dense ids. Plain C-style reading: SPI can raise PostgreSQL
+// errors, so no C++ object is alive while it runs; every array is palloc'd in the caller's context.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+#include "postgres.h"
+}
+
+namespace gazepriv::pg {
+
+// Feature windows (participant, task, window, features). Rows whose features are NULL, contain a NULL, NaN
+// or an infinity are dropped (without saying how many: that count is private). A NULL participant or task
+// is an error (22004); arrays of different lengths are an error (22023).
+struct FeatureSource {
+    std::size_t rows = 0;
+    std::size_t features = 0;
+    double* values = nullptr; // rows x features
+    char** participant = nullptr;
+    char** task = nullptr;
+    std::int32_t* window = nullptr;
+    bool* window_null = nullptr;
+};
+// window_column may be nullptr (every window NULL).
+FeatureSource read_feature_source(Oid relation, const char* participant_column, const char* task_column,
+                                  const char* window_column, const char* features_column);
+
+// Fixations (participant, task, fixation, mu_x, mu_y, sigma_x, sigma_y, samples). Rows with a NULL or
+// non-finite parameter, sigma <= 0 or samples < 1 are dropped; a NULL participant or task is an error.
+struct FixationSource {
+    std::size_t rows = 0;
+    char** participant = nullptr;
+    char** task = nullptr;
+    std::int32_t* fixation = nullptr;
+    bool* fixation_null = nullptr;
+    double* mu_x = nullptr;
+    double* mu_y = nullptr;
+    double* sigma_x = nullptr;
+    double* sigma_y = nullptr;
+    std::int32_t* samples = nullptr;
+};
+FixationSource read_fixation_source(Oid relation);
+
+// Dense ids 0..n-1 for the distinct strings, in sorted (strcmp) order, into a palloc_or_throw'd array.
+// C++ inside, plain values out: call it when no PostgreSQL error can interrupt it (it raises none).
+std::int32_t* dense_ids(char* const* names, std::size_t rows);
+
+} // namespace gazepriv::pg

@@ -1,0 +1,109 @@
+-- Plausible deniability: synthetic feature windows and fixations that k records (or k - 1 other people) could have produced
+\ir pd_features.psql
+\echo 'Feature windows of the Hoppe minute (temporary features until the feature extraction lands: mean x, mean y,'
+\echo 'dispersion, right pupil in mm, missing rate, per 0.5 s window):'
+SELECT task, count(*) AS windows, count(DISTINCT participant) AS participants FROM hoppe_features GROUP BY task;
+
+\echo ''
+\echo 'The privacy test compares probabilities in bands: band(p) = floor(-ln p / ln gamma); gamma = 2: p = 0.3 -> 1,'
+\echo 'p = 0.25 -> 2. The randomized test (threshold k plus Laplace noise of scale 1/epsilon0) is (epsilon, delta)-DP'
+\echo 'per candidate; k = 50, gamma = 2, epsilon0 = 0.1, t = 10:'
+SELECT gazepriv.pd_band(0.3, 2) AS "band of 0.3", gazepriv.pd_band(0.25, 2) AS "band of 0.25",
+       round(epsilon::numeric, 4) AS epsilon, round(delta::numeric, 4) AS delta
+FROM gazepriv.pd_randomized_privacy(50, 2, 0.1, 10);
+
+SET gazepriv.seed = 60; -- reproducible demo output (superuser-only; a seeded release is not private)
+\echo ''
+\echo 'The paper''s task-based marginals (30 bins per feature and task, every feature resampled): seedless, so every'
+\echo 'candidate passes and protection comes only from coarseness. The features'' distributions are kept ...'
+CREATE TEMP TABLE synth_marginals AS SELECT * FROM gazepriv.pd_synthesize('hoppe_features', k => 5, gamma => 2);
+SELECT j AS feature, round(avg(r.features[j])::numeric, 3) AS real_mean, round(avg(s.features[j])::numeric, 3) AS synthetic_mean,
+       round(stddev(r.features[j])::numeric, 3) AS real_sd, round(stddev(s.features[j])::numeric, 3) AS synthetic_sd
+FROM generate_series(1, 5) j, hoppe_features r JOIN synth_marginals s USING (participant, task, "window")
+GROUP BY j ORDER BY j;
+\echo '... and so is every participant''s number of windows, but not what tells people apart (mean pupil per person):'
+SELECT participant, count(*) AS windows, round(avg(r.features[4])::numeric, 2) AS real_pupil_mm,
+       round(avg(s.features[4])::numeric, 2) AS synthetic_pupil_mm
+FROM hoppe_features r JOIN synth_marginals s USING (participant, task, "window") GROUP BY participant ORDER BY participant;
+
+\echo ''
+\echo 'Seed-based synthesis copies 3 features of a seed window and resamples 2 (a random pair per candidate): the test'
+\echo 'now decides. Share of candidates passing, one candidate per seed:'
+SELECT k, max(rate) FILTER (WHERE gamma = 1.5) AS "gamma 1.5", max(rate) FILTER (WHERE gamma = 2) AS "gamma 2",
+       max(rate) FILTER (WHERE gamma = 10) AS "gamma 10"
+FROM (SELECT k, gamma, round(sum(released)::numeric / sum(candidates), 2) AS rate
+      FROM unnest(ARRAY[2, 5, 10, 25]) k, unnest(ARRAY[1.5, 2, 10]::float8[]) gamma,
+           LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, gamma, model => 'seed_based', omega => 2,
+                                               max_attempts => 1) s
+      GROUP BY k, gamma) r
+GROUP BY k ORDER BY k;
+\echo 'With up to 100 candidates per seed (k = 25, gamma = 2), per participant; seeds that never pass are left out:'
+SELECT participant, records, released, failed, candidates, round(pass_rate::numeric, 2) AS pass_rate
+FROM gazepriv.pd_synthesis_stats('hoppe_features', 25, 2, model => 'seed_based', omega => 2);
+\echo 'The identity test asks for k - 1 other participants instead (4 people here, so k <= 4):'
+SELECT k, sum(released) AS released, sum(records) AS records
+FROM unnest(ARRAY[2, 3, 4]) k,
+     LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, 2, model => 'seed_based', omega => 2, test => 'identity') s
+GROUP BY k ORDER BY k;
+
+\echo ''
+\echo 'What a release costs, computed before any candidate is made: deterministic tests are logged, not spent; the'
+\echo 'randomized test composes over candidates (max_attempts x the largest task''s records) and needs a DP model:'
+SELECT 'deterministic, data-range bins' AS release, epsilon, delta, guarantee, non_private
+FROM gazepriv.pd_release_cost(25, 2, features => 5, records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_features GROUP BY task) s),
+                              model => 'seed_based', omega => 2)
+UNION ALL
+SELECT 'randomized, epsilon0 1, target delta 1e-6', round(epsilon::numeric, 1), delta, guarantee, non_private
+FROM gazepriv.pd_release_cost(50, 2, features => 5, records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_features GROUP BY task) s),
+                              epsilon0 => 1, target_delta => 1e-6,
+                              model_epsilon => 1, bounds => '{{-1,2},{-1,2},{0,2.2},{0,10},{0,1}}');
+
+\echo ''
+\echo 'An analyst who cannot read the windows releases them through a budget. The curator registers the table with'
+\echo 'public bounds (the validity filter and the tracker''s ranges), so the bins are not data-dependent:'
+SELECT gazepriv.register_dataset('hoppe_windows', 'hoppe_features', 'participant', task_column => 'task',
+                                 window_column => 'window', features_column => 'features',
+                                 bounds => '{"features": [[-1, 2], [-1, 2], [0, 2.2], [0, 10], [0, 1]]}') \g /dev/null
+CREATE ROLE pd_demo_analyst NOLOGIN IN ROLE gazepriv_analyst;
+SELECT gazepriv.grant_budget('hoppe_windows', 'pd_demo_analyst', epsilon => 5000, delta => 1e-5, accounting => 'basic') \g /dev/null
+SET ROLE pd_demo_analyst;
+SELECT count(*) AS released_windows, count(DISTINCT participant) AS participants
+FROM gazepriv.pd_release('hoppe_windows', k => 10, gamma => 2, model => 'seed_based', omega => 2);
+SELECT count(*) AS released_windows_randomized
+FROM gazepriv.pd_release('hoppe_windows', k => 50, gamma => 2, epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1);
+SELECT releases, round(basic_epsilon_spent::numeric, 1) AS epsilon_spent, basic_delta_spent AS delta_spent
+FROM gazepriv.budget_status WHERE dataset = 'hoppe_windows';
+RESET ROLE;
+\echo 'The ledger (curators): the deterministic release is logged with epsilon 0, the randomized one is charged.'
+SELECT id, role, guarantee, round(epsilon::numeric, 1) AS epsilon, delta, non_private,
+       parameters ->> 'test' AS test, parameters ->> 't' AS t, parameters ->> 'candidates' AS candidates
+FROM gazepriv.ledger WHERE dataset = 'hoppe_windows' ORDER BY id;
+
+\echo ''
+\echo 'Event-level PD for fixations (Uniss-FGD face image 2): each fixation (mu_x, mu_y, sigma_x, sigma_y, t samples)'
+\echo 'is redrawn from its 2-D Normal until k - 1 other participants have a fixation of the same t whose density of'
+\echo 'the drawn points is in the seed''s band (log space), at most 20 times:'
+CREATE TEMP TABLE uniss_fixations AS
+SELECT participant, 'image ' || stimulus AS task, fixation_index AS fixation, avg(x) AS mu_x, avg(y) AS mu_y,
+       stddev_pop(x) AS sigma_x, stddev_pop(y) AS sigma_y, count(*)::int AS samples
+FROM uniss_samples WHERE event = 'F' AND x IS NOT NULL AND y IS NOT NULL
+GROUP BY participant, stimulus, fixation_index HAVING count(*) >= 3;
+SELECT k, gamma, count(*) AS fixations, count(x) AS released, round(avg(attempts), 1) AS mean_attempts
+FROM (VALUES (1, 2::float8), (2, 2), (2, 1e30)) v(k, gamma),
+     LATERAL gazepriv.pd_synthesize_fixations('uniss_fixations', k, gamma, max_attempts => 20, include_failed => true)
+GROUP BY k, gamma ORDER BY k, gamma;
+\echo 'No real fixation passes at k = 2, even with bands 69 nats wide. Why: only fixations with exactly the same number'
+\echo 'of samples can have produced the points, and between those of different people the expected gap in log-density'
+\echo '(t times the Kullback-Leibler divergence of the two Normals) is enormous:'
+SELECT count(*) AS fixations_with_a_same_t_fixation_of_someone_else,
+       round(min(gap)::numeric) AS smallest_gap_nats, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY gap)::numeric) AS median_gap_nats
+FROM (SELECT a.participant, a.fixation,
+             min(a.samples * (ln(b.sigma_x * b.sigma_y / (a.sigma_x * a.sigma_y))
+                              + (a.sigma_x ^ 2 + (a.mu_x - b.mu_x) ^ 2) / (2 * b.sigma_x ^ 2)
+                              + (a.sigma_y ^ 2 + (a.mu_y - b.mu_y) ^ 2) / (2 * b.sigma_y ^ 2) - 1)) AS gap
+      FROM uniss_fixations a
+      JOIN uniss_fixations b ON b.task = a.task AND b.samples = a.samples AND b.participant <> a.participant
+      WHERE least(a.sigma_x, a.sigma_y, b.sigma_x, b.sigma_y) > 0
+      GROUP BY a.participant, a.fixation) s;
+\echo 'k = 1 asks for no one else and releases every fixation at once.'
+RESET gazepriv.seed;
