@@ -26,6 +26,9 @@ ISOLATION     := $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=output_iso --load-extension=gazepriv \
                  --temp-instance=./tmp_check_iso --temp-config=test/regress.conf
 
+# Tests run in the C locale, whatever the environment, so that text ordering in expected files is stable.
+NO_LOCALE = 1
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
