@@ -76,7 +76,8 @@ CREATE TABLE @extschema@.ledger (
     epsilon numeric NOT NULL CHECK (epsilon >= 0),
     delta numeric NOT NULL CHECK (delta >= 0 AND delta < 1),
     rho numeric CHECK (rho >= 0),
-    guarantee text NOT NULL CHECK (guarantee IN ('dp', 'w-event', 'k-anonymity', 'plausible-deniability')),
+    guarantee text NOT NULL CHECK (guarantee IN ('dp', 'w-event', 'record-dp', 'k-anonymity',
+                                                 'plausible-deniability')),
     non_private boolean NOT NULL,
     accounting text NOT NULL,
     backend_pid integer NOT NULL
@@ -84,8 +85,9 @@ CREATE TABLE @extschema@.ledger (
 COMMENT ON TABLE @extschema@.ledger IS
     'Append-only record of every charged release: when, who, which dataset and mechanism, its parameters, its '
     'epsilon, delta and (for Gaussian releases) rho, its guarantee kind (dp: participant-level; w-event: '
-    'epsilon per window of w samples of a stream, charged against the same limit, which bounds every window''s '
-    'total loss; k-anonymity and plausible-deniability: logged, no epsilon unless randomized) and whether any '
+    'epsilon per window of w samples of a stream; record-dp: epsilon per record, e.g. one feature vector; '
+    'participant-level DP implies both, so one limit over all kinds bounds the narrower losses; k-anonymity and '
+    'plausible-deniability: logged, no epsilon) and whether any '
     'choice in it was non-private. Privacy: written only by the charge worker, committed before the release '
     'draws noise.';
 
@@ -314,9 +316,10 @@ BEGIN
                                               coalesce(p_rho::text, 'NULL')), NULL::bigint;
         RETURN;
     END IF;
-    IF p_guarantee IS NULL OR p_guarantee NOT IN ('dp', 'w-event', 'k-anonymity', 'plausible-deniability') THEN
-        RETURN QUERY SELECT 'invalid', format('unknown guarantee kind "%s": expected dp, w-event, k-anonymity or '
-                                              'plausible-deniability', p_guarantee), NULL::bigint;
+    IF p_guarantee IS NULL
+       OR p_guarantee NOT IN ('dp', 'w-event', 'record-dp', 'k-anonymity', 'plausible-deniability') THEN
+        RETURN QUERY SELECT 'invalid', format('unknown guarantee kind "%s": expected dp, w-event, record-dp, '
+                                              'k-anonymity or plausible-deniability', p_guarantee), NULL::bigint;
         RETURN;
     END IF;
     SELECT * INTO b FROM @extschema@.budgets bb WHERE bb.dataset = p_dataset AND bb.role = p_role FOR UPDATE;

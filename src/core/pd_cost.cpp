@@ -101,7 +101,7 @@ ReleaseCost synthesis_cost(const SynthesisParams& p, std::size_t features, std::
         throw InvalidArgument("the composed delta " + format_number(test_delta) + " over " +
                               integer(invocations) +
                               " candidates is not below 1: raise k or epsilon0, or lower t or max_attempts");
-    cost.guarantee = Guarantee::DifferentialPrivacy;
+    cost.guarantee = Guarantee::RecordDifferentialPrivacy; // one feature vector added or removed
     cost.epsilon = p.split > 0 ? std::max(model_epsilon, test_epsilon) : model_epsilon + test_epsilon;
     cost.delta = test_delta;
     json += ", \"epsilon0\": " + json_number(epsilon0) + ", \"t\": " + std::to_string(t) +

@@ -7,9 +7,18 @@
 
 namespace gazepriv::core {
 
-// WEventDifferentialPrivacy: epsilon bounds the loss of any w consecutive samples of one stream (Kalεido),
-// not of a participant's whole data; the ledger labels it so.
-enum class Guarantee { DifferentialPrivacy, WEventDifferentialPrivacy, KAnonymity, PlausibleDeniability };
+// DifferentialPrivacy is participant-level. WEventDifferentialPrivacy: epsilon bounds the loss of any w
+// consecutive samples of one stream (Kalεido). RecordDifferentialPrivacy: epsilon bounds the loss of one
+// record (feature vector), not of a participant's many records (the randomized plausible-deniability test).
+// Participant-level DP implies both narrower ones, so a budget summing all kinds bounds the narrower losses;
+// the ledger labels each charge with its kind.
+enum class Guarantee {
+    DifferentialPrivacy,
+    WEventDifferentialPrivacy,
+    RecordDifferentialPrivacy,
+    KAnonymity,
+    PlausibleDeniability
+};
 
 struct ReleaseCost {
     double epsilon = 0; // basic-composition epsilon of the whole release
@@ -27,6 +36,8 @@ inline const char* to_string(Guarantee g) {
         return "dp";
     case Guarantee::WEventDifferentialPrivacy:
         return "w-event";
+    case Guarantee::RecordDifferentialPrivacy:
+        return "record-dp";
     case Guarantee::KAnonymity:
         return "k-anonymity";
     case Guarantee::PlausibleDeniability:

@@ -61,7 +61,7 @@ TEST(PdCost, RandomizedReleaseComposesOverCandidatesOfTheLargestTask) {
     p.bounds = {0, 1};
     // 2 attempts x 3 records of the largest task = 6 invocations, after the model's epsilon.
     ReleaseCost c = synthesis_cost(p, 1, 3);
-    EXPECT_EQ(c.guarantee, Guarantee::DifferentialPrivacy);
+    EXPECT_EQ(c.guarantee, Guarantee::RecordDifferentialPrivacy);
     EXPECT_FALSE(c.non_private_choices);
     EXPECT_DOUBLE_EQ(c.epsilon, 1 + 6 * (0.1 + std::log(1.2)));
     EXPECT_DOUBLE_EQ(c.delta, 6 * std::exp(-4.0));
