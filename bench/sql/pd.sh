@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Plausible-deniability synthesis on the Hoppe feature windows (all 20 recordings, 0.5 s windows: the
-# temporary features of test/demo/pd_features.psql) and on a 10x replication:
+# feature windows of test/demo/hoppe_features.psql) and on a 10x replication:
 #   1. the core against the straightforward test (build/bench_pd on the exported features);
 #   2. pd_synthesize end to end in SQL, against PostgreSQL's scan of the same rows and a numpy peer;
 #   3. pass rates across k and gamma (table, and bench/out/pd_pass_rates.png);
@@ -31,7 +31,7 @@ SQL
 for f in "$data"/samples/participant_*.csv; do
     psql -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
 done
-psql -f test/demo/pd_features.psql
+psql -f test/demo/hoppe_features.psql
 psql <<'SQL'
 CREATE TABLE hoppe_features_x10 AS
 SELECT participant, task, "window" + r * 1000000 AS "window", features
@@ -52,7 +52,7 @@ rows=$(psql -At -c "SELECT count(*) FROM hoppe_features")
 features=$(psql -At -c "SELECT max(cardinality(features)) FROM hoppe_features")
 echo "Hoppe feature windows: $rows windows of $features features, $(psql -At -c \
     "SELECT count(DISTINCT participant) || ' participants, ' || count(DISTINCT task) || ' tasks'
-     FROM hoppe_features") (temporary features: test/demo/pd_features.psql)"
+     FROM hoppe_features") (features: test/demo/hoppe_features.psql)"
 
 export_csv() { # export_csv QUERY FILE: participant,task,f1..fm
     { printf 'participant,task'; for j in $(seq 1 "$features"); do printf ',f%s' "$j"; done; echo

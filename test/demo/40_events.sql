@@ -40,17 +40,7 @@ FROM ours o JOIN uniss_samples u USING (participant, stimulus, t_ms) GROUP BY u.
 \echo 'Hoppe 2018 (head-mounted, 60 Hz): split each recording at the shop''s enter and leave times into tasks,'
 \echo 'then 30 s feature windows every 0.5 s (MPIIDPEye layout) with I-DT at 3 degrees in a 60 x 46 degree scene camera.'
 \echo 'This is the table shape the k-same, plausible-deniability and FPA releases read: (participant, task, window, features).'
-CREATE TABLE hoppe_features AS
-SELECT s.participant, s.task, f.window, f.features
-FROM (SELECT h.participant,
-             CASE WHEN h.t_ms < p.shop_enter_s * 1000 THEN 'way_to_shop'
-                  WHEN h.t_ms < p.shop_leave_s * 1000 THEN 'shop' ELSE 'way_back' END AS task,
-             gazepriv.make_trace(h.t_ms, CASE WHEN h.x BETWEEN -1 AND 2 AND h.y BETWEEN -1 AND 2 THEN h.x END, h.y,
-                                 (nullif(h.pupil_left, 0) + nullif(h.pupil_right, 0)) / 2) AS trace
-      FROM hoppe_samples h JOIN hoppe_participants p USING (participant)
-      GROUP BY 1, 2) s,
-     gazepriv.feature_windows(s.trace, gazepriv.idt(3, 100, gap_fill_ms => 75, geometry => gazepriv.camera_geometry(60, 46)),
-                              large_saccade => 5) f;
+\ir hoppe_features.psql
 SELECT participant, task, count(*) AS windows, cardinality(min(features)) AS features_per_window
 FROM hoppe_features GROUP BY 1, 2 ORDER BY 1, 2;
 

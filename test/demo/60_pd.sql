@@ -1,7 +1,6 @@
 -- Plausible deniability: synthetic feature windows and fixations that k records (or k - 1 other people) could have produced
-\ir pd_features.psql
-\echo 'Feature windows of the Hoppe minute (temporary features until the feature extraction lands: mean x, mean y,'
-\echo 'dispersion, right pupil in mm, missing rate, per 0.5 s window):'
+-- hoppe_features (feature windows of test/demo/hoppe_features.psql) was built by the events demo.
+\echo 'Feature windows of the Hoppe minute (33 features per 30 s window every 0.5 s, from gazepriv.feature_windows):'
 SELECT task, count(*) AS windows, count(DISTINCT participant) AS participants FROM hoppe_features GROUP BY task;
 
 \echo ''
