@@ -99,6 +99,23 @@ SELECT count(*) AS groups_mixing_classes FROM (
     HAVING count(DISTINCT participant < 'p06') > 1) s;
 RESET gazepriv.seed;
 
+-- The paper's grouping is drawn per task, so the ids link a participant's sequences from different groups:
+-- their whole release (all tasks) can be unique. across_tasks => true draws one grouping for all tasks.
+-- Here 6 participants with both tasks, k = 3: the smallest class of whole releases per participant.
+SET gazepriv.seed = 54;
+SELECT across, gazepriv.k_anonymity(format($q$
+           SELECT participant, array_agg(features ORDER BY task, "window") AS whole_release
+           FROM gazepriv.k_same_select('SELECT * FROM kanon_features WHERE participant <= ''p06''', 3,
+                                       across_tasks => %L) GROUP BY participant$q$, across),
+           ARRAY['whole_release']) AS k_of_whole_releases
+FROM unnest(ARRAY[false, true]) across;
+SELECT count(DISTINCT group_id) AS groups, count(*) FILTER (WHERE groups > 1) AS participants_in_two_groups FROM (
+    SELECT participant, max(group_id) AS group_id, count(DISTINCT group_id) AS groups
+    FROM gazepriv.k_same_select('SELECT * FROM kanon_features WHERE participant <= ''p06''', 3,
+                                across_tasks => true)
+    GROUP BY participant) s;
+RESET gazepriv.seed;
+
 -- Rows with NULL, NaN or infinite features are dropped, without a word.
 SELECT count(*) AS released, count(DISTINCT participant) AS participants
 FROM gazepriv.k_same_select($$SELECT * FROM kanon_features WHERE task = 'walk'
@@ -127,10 +144,12 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.k_same_select('SELECT *, participant || task AS c FROM kanon_features', 2, class_column => 'c')$$,
     $$SELECT * FROM gazepriv.k_same_select('SELECT *, "window"::text AS c FROM kanon_features', 2, class_column => 'c')$$,
     $$SELECT * FROM gazepriv.k_same_select('SELECT 1; SELECT 2', 2)$$,
+    $$SELECT * FROM gazepriv.k_same_select('kanon_features', 2, across_tasks => true)$$,
+    $$SELECT * FROM gazepriv.k_same_select('kanon_features', 2, across_tasks => NULL)$$,
     $$SELECT * FROM gazepriv.k_same_select_cost(0)$$]) q;
 
 -- The cost preview is the ledger record: k-anonymity, no epsilon, no data-dependent choice.
-SELECT * FROM gazepriv.k_same_select_cost(4, 'document', 'kanon_features');
+SELECT * FROM gazepriv.k_same_select_cost(4, 'document', source => 'kanon_features');
 
 -- Labels, frozen.
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.proisstrict, p.prosecdef

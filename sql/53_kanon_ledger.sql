@@ -45,5 +45,5 @@ SELECT role, dataset, mechanism, parameters, epsilon, delta, rho, guarantee, non
 FROM gazepriv.ledger WHERE dataset LIKE 'kanon%' ORDER BY id;
 -- The ledger records exactly what the cost previews say.
 SELECT l.mechanism, l.parameters = c.parameters AS same_parameters, l.non_private = c.non_private_choices AS same_flag
-FROM gazepriv.ledger l, gazepriv.k_same_select_cost(3, NULL, 'kanon_features') c
+FROM gazepriv.ledger l, gazepriv.k_same_select_cost(3, source => 'kanon_features') c
 WHERE l.dataset = 'kanon_feat' AND l.role = 'postgres'::regrole;

@@ -10,15 +10,16 @@
 
 -- Cost previews (the ledger record, from the parameters alone) -----------------------------------------------
 
-CREATE FUNCTION @extschema@.k_same_select_cost(k integer, class_column name DEFAULT NULL, source text DEFAULT NULL,
+CREATE FUNCTION @extschema@.k_same_select_cost(k integer, class_column name DEFAULT NULL,
+                                               across_tasks boolean DEFAULT false, source text DEFAULT NULL,
                                                OUT mechanism text, OUT guarantee text, OUT epsilon float8,
                                                OUT delta float8, OUT rho float8, OUT non_private_choices boolean,
                                                OUT parameters jsonb)
     AS 'MODULE_PATHNAME', 'gazepriv_k_same_select_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.k_same_select_cost(integer, name, text) IS
+COMMENT ON FUNCTION @extschema@.k_same_select_cost(integer, name, boolean, text) IS
     'The ledger record of a k_same_select release with these parameters: mechanism k_same_select, guarantee '
     'k-anonymity, epsilon 0, delta 0, no data-dependent choice (the grouping is random), parameters {k, '
-    'class_column, source}. ERROR 22023 for k < 2. Privacy: pure calculation, releases nothing.';
+    'across_tasks, class_column, source}. ERROR 22023 for k < 2. Privacy: pure calculation, releases nothing.';
 
 CREATE FUNCTION @extschema@.generalize_demographics_cost(k integer,
                                                          quasi_identifiers text[] DEFAULT ARRAY['gender', 'age'],
@@ -38,10 +39,10 @@ COMMENT ON FUNCTION @extschema@.generalize_demographics_cost(integer, text[], te
 CREATE FUNCTION @extschema@.k_same_select(source text, k integer, participant_column name DEFAULT 'participant',
                                           task_column name DEFAULT 'task', window_column name DEFAULT 'window',
                                           features_column name DEFAULT 'features', class_column name DEFAULT NULL,
-                                          dataset text DEFAULT NULL)
+                                          across_tasks boolean DEFAULT false, dataset text DEFAULT NULL)
     RETURNS TABLE (participant text, task text, "window" integer, features float8[], group_id integer)
     AS 'MODULE_PATHNAME', 'gazepriv_k_same_select' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
-COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, name, name, text) IS
+COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, name, name, boolean, text) IS
     'Curator: the k-same-select sequence release (David-John et al., ETRA 2022) of feature windows read from '
     'source (a table or view name, or a query) with columns participant, task, "window", features float8[] '
     '(other names via the *_column parameters). Per task, the participants are shuffled with the CSPRNG '
@@ -50,18 +51,23 @@ COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, n
     'sequence (windows in order) is padded to the task''s longest by repeating its last vector, and each '
     'member receives its group''s mean vector at every position. Output: every participant of the task with '
     'the original id, windows numbered from the task''s first window number, the group''s vectors and the '
-    'group_id (1-based per task). class_column: the original k-Same-Select of Gross et al. (2005): groups are '
-    'drawn within each utility class (constant per participant and task), never mixing classes. '
+    'group_id (1-based per task). By default (the paper''s method) every task draws its own grouping; '
+    'across_tasks => true draws one grouping for all tasks (every participant must have rows in every task). '
+    'class_column: the original k-Same-Select of Gross et al. (2005): groups are drawn within each utility class '
+    '(constant per participant and task; across tasks, per participant), never mixing classes. '
     'Rows whose features are NULL or hold NULL, NaN or infinite values are dropped (not counted). ERROR 22023: '
     'k < 2, a task or class with fewer than k participants, no usable rows, feature arrays of different '
     'lengths within a task, empty or multi-dimensional arrays, two rows for one (participant, task, window), '
     'NULL participant, task, window or class, a class changing within a sequence. '
     'Privacy: k-anonymity, not DP: every released sequence is shared by at least k participants, so the '
     'release alone links a sequence to a participant with probability at most 1/k; the participant ids, '
-    'the tasks and each task''s longest length are released as they are. With dataset => it is logged in '
+    'the tasks and each task''s longest length are released as they are. Per task, a participant''s sequences '
+    'in different tasks come from different groups and the ids link them: their combination can single a '
+    'participant out (an attacker matching each task to its group intersects the groups); across_tasks makes '
+    'a participant''s whole release shared by at least k. With dataset => it is logged in '
     'that dataset''s ledger (k_same_select_cost; epsilon 0) before the source is read.';
 
-CREATE FUNCTION @extschema@.release_k_same_select(dataset text, k integer)
+CREATE FUNCTION @extschema@.release_k_same_select(dataset text, k integer, across_tasks boolean DEFAULT false)
     RETURNS TABLE (participant text, task text, "window" integer, features float8[], group_id integer)
     LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER ROWS 1000
     SET search_path = pg_catalog, pg_temp AS $$
@@ -78,15 +84,17 @@ BEGIN
     END IF;
     -- k_same_select logs the release in the ledger (charging the calling analyst) before it reads the rows.
     RETURN QUERY SELECT * FROM @extschema@.k_same_select(d.relation::text, k, d.participant_column, d.task_column,
-                                                          d.window_column, d.features_column, NULL, dataset);
+                                                          d.window_column, d.features_column, NULL, across_tasks,
+                                                          dataset);
 END $$;
-COMMENT ON FUNCTION @extschema@.release_k_same_select(text, integer) IS
+COMMENT ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean) IS
     'Analyst release: k_same_select over a registered dataset''s relation, using its participant, task, window '
-    'and features columns (no utility class: an analyst-chosen class column could group participants by a '
-    'hidden attribute). Privacy: k-anonymity (not DP), as k_same_select; logged in the caller''s ledger with '
+    'and features columns, one grouping per task or across_tasks (no utility class: an analyst-chosen class '
+    'column could group participants by a hidden attribute). Privacy: k-anonymity (not DP), as k_same_select; logged in the caller''s ledger with '
     'guarantee k-anonymity, k and epsilon 0 before the rows are read; needs a budget row on the dataset.';
-REVOKE ALL ON FUNCTION @extschema@.release_k_same_select(text, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.release_k_same_select(text, integer) TO gazepriv_analyst, gazepriv_curator;
+REVOKE ALL ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean)
+    TO gazepriv_analyst, gazepriv_curator;
 
 -- Demographic generalisation ----------------------------------------------------------------------------
 

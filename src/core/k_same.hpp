@@ -8,6 +8,13 @@
 // the i-th released vector of every member is the mean of the members' i-th vectors. Each released sequence
 // is therefore shared by at least k participants, including its length.
 //
+// Grouping::PerTask is the paper's: a new random grouping for every task. Each task's release is then
+// k-anonymous, but a participant's releases in several tasks come from different groups, and, since the
+// participant ids are kept, the combination can single them out (an attacker who matches each task to its
+// group intersects the groups; bench/sql/kanon.sh measures it). Grouping::PerParticipant draws one grouping
+// for all tasks, so that a participant's whole release is shared by at least k participants; it needs every
+// participant in every task.
+//
 // With a utility class (the original k-Same-Select of Gross, Airoldi, Malin and Sweeney, PET 2005), the
 // participants of a task are first partitioned by their class and the groups are drawn inside each class,
 // so group means never mix classes.
@@ -34,6 +41,8 @@ struct SequenceRows {
     const std::size_t* offset = nullptr;        // rows + 1 entries: row r is values[offset[r], offset[r + 1])
 };
 
+enum class Grouping { PerTask, PerParticipant };
+
 struct KSameRelease {
     struct Row {
         std::uint32_t task;        // index into task_row
@@ -58,9 +67,11 @@ constexpr std::size_t kMaxReleasedRows = std::size_t{100} * 1000 * 1000;
 // Rows whose features hold a NaN or an infinity are dropped (how many is not reported: that count is
 // private). Throws InvalidArgument (22023) for k < 2, no usable rows, a task or utility class with fewer
 // than k participants, empty feature vectors, vectors of different lengths within a task, two rows for the
-// same (participant, task, window), or a utility class that changes within a sequence; LimitExceeded above
+// same (participant, task, window), a utility class that changes within a sequence, and with
+// PerParticipant a participant missing from a task or changing class between tasks; LimitExceeded above
 // kMaxReleasedRows.
-KSameRelease k_same_select(const SequenceRows& input, int k, Rng& rng, const CancelCheck& cancel);
+KSameRelease k_same_select(const SequenceRows& input, int k, Grouping grouping, Rng& rng,
+                           const CancelCheck& cancel);
 
 // Splits n shuffled members into floor(n / k) groups whose sizes differ by at most one: the size of group g
 // (0-based) of groups = floor(n / k). Needs n >= k >= 1.

@@ -21,8 +21,9 @@ using namespace gazepriv;
 
 namespace gazepriv::pg {
 
-Charge k_same_select_charge(const char* dataset, int k, const char* class_column, const char* source) {
-    return charge_from_cost(dataset, core::kanon::k_same_select_cost(k, class_column, source));
+Charge k_same_select_charge(const char* dataset, int k, const char* class_column, bool across_tasks,
+                            const char* source) {
+    return charge_from_cost(dataset, core::kanon::k_same_select_cost(k, class_column, across_tasks, source));
 }
 
 Charge demographics_charge(const char* mechanism, const char* dataset, int k, const char* gender_column,
@@ -73,14 +74,16 @@ Datum cost_record(FunctionCallInfo fcinfo, const pg::Charge& c) {
 
 } // namespace
 
-// k_same_select_cost(k int, class_column name, source text)
+// k_same_select_cost(k int, class_column name, across_tasks boolean, source text)
 GAZEPRIV_FUNCTION(k_same_select_cost) {
-    if (PG_ARGISNULL(0))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("k must not be NULL")));
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("k and across_tasks must not be NULL")));
     const int k = PG_GETARG_INT32(0);
     const char* class_column = PG_ARGISNULL(1) ? nullptr : pstrdup(NameStr(*PG_GETARG_NAME(1)));
-    const char* source = PG_ARGISNULL(2) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(2));
-    return cost_record(fcinfo, pg::k_same_select_charge(nullptr, k, class_column, source));
+    const bool across_tasks = PG_GETARG_BOOL(2);
+    const char* source = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
+    return cost_record(fcinfo, pg::k_same_select_charge(nullptr, k, class_column, across_tasks, source));
 }
 
 // generalize_demographics_cost(k int, quasi_identifiers text[], ranges text[], source text)

@@ -12,7 +12,8 @@ extern "C" {
 namespace gazepriv::pg {
 
 // dataset may be null (the charge is then only computed, which validates k).
-Charge k_same_select_charge(const char* dataset, int k, const char* class_column, const char* source);
+Charge k_same_select_charge(const char* dataset, int k, const char* class_column, bool across_tasks,
+                            const char* source);
 // ranges may be null (optimised ranges: a data-dependent choice).
 Charge demographics_charge(const char* mechanism, const char* dataset, int k, const char* gender_column,
                            const char* age_column, const char* const* ranges, int n_ranges,

@@ -49,9 +49,9 @@ template <typename T> const T* palloc_copy(const std::vector<T>& v) {
     return out;
 }
 
-Released release(const core::kanon::SequenceRows& input, int k) {
-    const core::kanon::KSameRelease r =
-        core::kanon::k_same_select(input, k, pg::backend_rng(), core::CancelCheck(pg::interrupt_pending));
+Released release(const core::kanon::SequenceRows& input, int k, core::kanon::Grouping grouping) {
+    const core::kanon::KSameRelease r = core::kanon::k_same_select(input, k, grouping, pg::backend_rng(),
+                                                                   core::CancelCheck(pg::interrupt_pending));
     Released out;
     out.rows = r.rows.size();
     out.row = palloc_copy(r.rows);
@@ -75,9 +75,9 @@ void check_not_null(bool isnull, const char* what) {
 } // namespace
 
 // k_same_select(source text, k int, participant_column name, task_column name, window_column name,
-//               features_column name, class_column name, dataset text)
+//               features_column name, class_column name, across_tasks boolean, dataset text)
 GAZEPRIV_FUNCTION(k_same_select) {
-    for (int i : {0, 1, 2, 3, 4, 5})
+    for (int i : {0, 1, 2, 3, 4, 5, 7})
         if (PG_ARGISNULL(i))
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                             errmsg("argument %d of gazepriv.k_same_select must not be NULL", i + 1)));
@@ -88,10 +88,13 @@ GAZEPRIV_FUNCTION(k_same_select) {
     const char* window = quote_identifier(NameStr(*PG_GETARG_NAME(4)));
     const char* features = quote_identifier(NameStr(*PG_GETARG_NAME(5)));
     const char* class_column = PG_ARGISNULL(6) ? nullptr : pstrdup(NameStr(*PG_GETARG_NAME(6)));
-    const char* dataset = PG_ARGISNULL(7) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(7));
+    const bool across_tasks = PG_GETARG_BOOL(7);
+    const char* dataset = PG_ARGISNULL(8) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(8));
 
     // The cost is known from the parameters (and validates k): log the release before reading anything.
-    const pg::Charge charge = pg::k_same_select_charge(dataset, k, class_column, source);
+    const pg::Charge charge = pg::k_same_select_charge(dataset, k, class_column, across_tasks, source);
+    const core::kanon::Grouping grouping =
+        across_tasks ? core::kanon::Grouping::PerParticipant : core::kanon::Grouping::PerTask;
     if (dataset != nullptr)
         (void)pg::charge_budget(charge);
 
@@ -160,7 +163,7 @@ GAZEPRIV_FUNCTION(k_same_select) {
     input.utility_class = class_column == nullptr ? nullptr : classes.data;
     input.values = values.data;
     input.offset = offsets.data;
-    const Released r = release(input, k);
+    const Released r = release(input, k, grouping);
 
     // Tuples: one text per task and participant, one array per released vector (shared by its group).
     Datum* task_text = static_cast<Datum*>(palloc(sizeof(Datum) * (r.tasks + 1)));

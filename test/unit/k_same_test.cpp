@@ -116,7 +116,7 @@ TEST(KSame, BalancedGroupSizesLieBetweenKAnd2KMinus1) {
 TEST(KSame, EveryReleasedVectorIsTheMeanOfItsGroupAndSharedByAtLeastK) {
     Table t = simple(10, 3);
     Rng rng(1, 0);
-    const KSameRelease r = k_same_select(t.rows(), 3, rng, kNoCancel);
+    const KSameRelease r = k_same_select(t.rows(), 3, Grouping::PerTask, rng, kNoCancel);
     ASSERT_EQ(r.rows.size(), 30u);
     EXPECT_EQ(r.groups, 3u); // 10 = 4 + 3 + 3
     std::map<std::uint32_t, std::set<std::uint32_t>> members;
@@ -148,7 +148,7 @@ TEST(KSame, EveryReleasedVectorIsTheMeanOfItsGroupAndSharedByAtLeastK) {
 TEST(KSame, TheGroupingHoldsForTheWholeSequenceOfATask) {
     Table t = simple(9, 5);
     Rng rng(2, 0);
-    const KSameRelease r = k_same_select(t.rows(), 2, rng, kNoCancel);
+    const KSameRelease r = k_same_select(t.rows(), 2, Grouping::PerTask, rng, kNoCancel);
     std::map<std::uint32_t, std::set<std::uint32_t>> groups_of;
     for (const auto& row : r.rows)
         groups_of[row.participant].insert(row.group);
@@ -164,7 +164,7 @@ TEST(KSame, ShorterSequencesArePaddedByRepeatingTheirLastVector) {
     t.add("a", "read", 3, {3, 300});
     t.add("b", "read", 1, {5, 500}); // b's only vector stands for windows 2 and 3 too
     Rng rng(3, 0);
-    const KSameRelease r = k_same_select(t.rows(), 2, rng, kNoCancel);
+    const KSameRelease r = k_same_select(t.rows(), 2, Grouping::PerTask, rng, kNoCancel);
     ASSERT_EQ(r.rows.size(), 6u); // both released with the task's length
     for (std::size_t i = 0; i < 6; ++i) {
         const auto v = released(r, i);
@@ -186,7 +186,7 @@ TEST(KSame, WindowsAreAlignedByPositionFromTheTasksFirstWindow) {
     t.add("b", "walk", 7, {3});
     t.add("b", "walk", 8, {4});
     Rng rng(4, 0);
-    const KSameRelease r = k_same_select(t.rows(), 2, rng, kNoCancel);
+    const KSameRelease r = k_same_select(t.rows(), 2, Grouping::PerTask, rng, kNoCancel);
     ASSERT_EQ(r.rows.size(), 4u);
     EXPECT_EQ(r.rows[0].window, 5);
     EXPECT_EQ(r.rows[1].window, 6);
@@ -200,11 +200,67 @@ TEST(KSame, TasksAreGroupedIndependentlyOverTheirOwnParticipants) {
     for (std::size_t i = 0; i < u.participant.size(); ++i)
         t.add(u.participant[i], u.task[i], u.window[i], u.features[i]);
     Rng rng(5, 0);
-    const KSameRelease r = k_same_select(t.rows(), 2, rng, kNoCancel);
+    const KSameRelease r = k_same_select(t.rows(), 2, Grouping::PerTask, rng, kNoCancel);
     EXPECT_EQ(r.rows.size(), 6u * 2 + 4u * 3);
     EXPECT_EQ(r.groups, 3u + 2u);
     EXPECT_EQ(r.task_row.size(), 2u);
     EXPECT_EQ(r.participant_row.size(), 6u);
+}
+
+// The paper's per-task groupings differ between tasks, so a participant's combined release can be unique;
+// grouping by participant uses one grouping everywhere.
+TEST(KSame, GroupingByParticipantHoldsAcrossTasks) {
+    Table t = simple(12, 2, "read");
+    Table u = simple(12, 3, "walk");
+    for (std::size_t i = 0; i < u.participant.size(); ++i)
+        t.add(u.participant[i], u.task[i], u.window[i], u.features[i]);
+    const auto groups_per_participant = [](const KSameRelease& r) {
+        std::map<std::uint32_t, std::map<std::uint32_t, std::uint32_t>>
+            group_in; // participant -> task -> group
+        for (const auto& row : r.rows)
+            group_in[row.participant][row.task] = row.group;
+        std::set<std::vector<std::uint32_t>> combined; // a participant's group in each task
+        std::map<std::vector<std::uint32_t>, int> sharing;
+        for (const auto& [p, g] : group_in) {
+            std::vector<std::uint32_t> key;
+            for (const auto& [task, group] : g)
+                key.push_back(group);
+            ++sharing[key];
+        }
+        int smallest = 1000;
+        for (const auto& [key, n] : sharing)
+            smallest = std::min(smallest, n);
+        return smallest;
+    };
+    Rng rng(13, 0);
+    const KSameRelease per_participant = k_same_select(t.rows(), 3, Grouping::PerParticipant, rng, kNoCancel);
+    EXPECT_EQ(per_participant.groups, 8u); // the same 4 groups in both tasks
+    EXPECT_GE(groups_per_participant(per_participant), 3);
+    // Per task, some participant's pair of groups is shared by fewer than k (unless both tasks drew the same
+    // partition: 1 chance in 15,400).
+    const KSameRelease per_task = k_same_select(t.rows(), 3, Grouping::PerTask, rng, kNoCancel);
+    EXPECT_LT(groups_per_participant(per_task), 3);
+
+    Table missing = t;
+    missing.add("p999", "read", 1, {0, 0, 0});
+    EXPECT_EQ(error_of([&] { k_same_select(missing.rows(), 3, Grouping::PerParticipant, rng, kNoCancel); }),
+              "participant 'p999' has no usable rows for task 'walk': one grouping across tasks needs every "
+              "participant in every task");
+    Table classes = t;
+    for (std::size_t i = 0; i < classes.cls.size(); ++i)
+        classes.cls[i] = classes.task[i] == "read" ? "a" : (classes.participant[i] < "p106" ? "a" : "b");
+    EXPECT_EQ(
+        error_of([&] { k_same_select(classes.rows(true), 3, Grouping::PerParticipant, rng, kNoCancel); }),
+        "the utility class of participant 'p106' differs between tasks ('a' and 'b'); one grouping across "
+        "tasks needs one class per participant");
+    for (std::size_t i = 0; i < classes.cls.size(); ++i)
+        classes.cls[i] = classes.participant[i] < "p106" ? "a" : "b";
+    const KSameRelease by_class =
+        k_same_select(classes.rows(true), 3, Grouping::PerParticipant, rng, kNoCancel);
+    EXPECT_EQ(by_class.groups, 8u);
+    EXPECT_EQ(
+        error_of([&] { k_same_select(classes.rows(true), 7, Grouping::PerParticipant, rng, kNoCancel); }),
+        "utility class 'a' of the source has 6 participants, fewer than k = 7");
 }
 
 TEST(KSame, UnderOneSeedTheReleaseIsReproducibleAndIndependentOfRowOrder) {
@@ -213,9 +269,9 @@ TEST(KSame, UnderOneSeedTheReleaseIsReproducibleAndIndependentOfRowOrder) {
     for (std::size_t i = t.participant.size(); i-- > 0;)
         reversed.add(t.participant[i], t.task[i], t.window[i], t.features[i]);
     Rng a(6, 0), b(6, 0), c(7, 0);
-    const KSameRelease ra = k_same_select(t.rows(), 3, a, kNoCancel);
-    const KSameRelease rb = k_same_select(reversed.rows(), 3, b, kNoCancel);
-    const KSameRelease rc = k_same_select(t.rows(), 3, c, kNoCancel);
+    const KSameRelease ra = k_same_select(t.rows(), 3, Grouping::PerTask, a, kNoCancel);
+    const KSameRelease rb = k_same_select(reversed.rows(), 3, Grouping::PerTask, b, kNoCancel);
+    const KSameRelease rc = k_same_select(t.rows(), 3, Grouping::PerTask, c, kNoCancel);
     std::vector<std::uint32_t> ga, gb, gc;
     for (std::size_t i = 0; i < ra.rows.size(); ++i) {
         ga.push_back(ra.rows[i].group);
@@ -235,7 +291,7 @@ TEST(KSame, GroupingsAreUniformOverPartitions) {
     const int draws = 200000;
     std::vector<std::int64_t> partition;
     for (int d = 0; d < draws; ++d) {
-        const KSameRelease r = k_same_select(t.rows(), 3, rng, kNoCancel);
+        const KSameRelease r = k_same_select(t.rows(), 3, Grouping::PerTask, rng, kNoCancel);
         // The partition is named by participant 0's partners: a pair from 1..5 (10 pairs).
         std::vector<std::uint32_t> partners;
         for (const auto& row : r.rows)
@@ -257,7 +313,7 @@ TEST(KSame, RowsWithNonFiniteFeaturesAreDroppedSilently) {
     t.features[4][1] = std::numeric_limits<double>::quiet_NaN(); // p102, window 1
     t.features[0][0] = -std::numeric_limits<double>::infinity(); // p100, window 1
     Rng rng(12, 0);
-    const KSameRelease r = k_same_select(t.rows(), 3, rng, kNoCancel);
+    const KSameRelease r = k_same_select(t.rows(), 3, Grouping::PerTask, rng, kNoCancel);
     ASSERT_EQ(r.rows.size(), 6u); // everyone still released over the task's two windows
     // One group of all three: window 1 averages p100's and p102's window 2 (their only rows) with p101's
     // window 1.
@@ -265,7 +321,7 @@ TEST(KSame, RowsWithNonFiniteFeaturesAreDroppedSilently) {
     EXPECT_EQ(released(r, 1), (std::vector<double>{1, 20, 1}));
     Table all_bad = simple(2, 1);
     all_bad.features[0][0] = all_bad.features[1][2] = std::numeric_limits<double>::quiet_NaN();
-    EXPECT_EQ(error_of([&] { k_same_select(all_bad.rows(), 2, rng, kNoCancel); }),
+    EXPECT_EQ(error_of([&] { k_same_select(all_bad.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
               "the source returned no rows with finite features");
 }
 
@@ -275,49 +331,50 @@ TEST(KSame, AUtilityClassIsNeverMixedInAGroup) {
         for (int w = 1; w <= 2; ++w)
             t.add(name(i), "read", w, {double(i)}, i < 4 ? "comic" : "textbook");
     Rng rng(9, 0);
-    const KSameRelease r = k_same_select(t.rows(true), 2, rng, kNoCancel);
+    const KSameRelease r = k_same_select(t.rows(true), 2, Grouping::PerTask, rng, kNoCancel);
     EXPECT_EQ(r.groups, 2u + 2u); // 4 comic readers -> 2 groups, 5 textbook readers -> 2 groups
     for (const auto& row : r.rows)
         for (const auto& other : r.rows)
             if (row.group == other.group)
                 EXPECT_EQ(row.participant < 4, other.participant < 4);
     t.add(name(9), "read", 1, {9.0}, "newspaper");
-    EXPECT_EQ(error_of([&] { k_same_select(t.rows(true), 2, rng, kNoCancel); }),
+    EXPECT_EQ(error_of([&] { k_same_select(t.rows(true), 2, Grouping::PerTask, rng, kNoCancel); }),
               "utility class 'newspaper' of task 'read' has 1 participant, fewer than k = 2");
 }
 
 TEST(KSame, BadInputIsRejectedWithAClearMessage) {
     Rng rng(10, 0);
     Table t = simple(3, 2);
-    EXPECT_EQ(error_of([&] { k_same_select(t.rows(), 1, rng, kNoCancel); }), "k must be at least 2, got 1");
-    EXPECT_EQ(error_of([&] { k_same_select(t.rows(), 4, rng, kNoCancel); }),
+    EXPECT_EQ(error_of([&] { k_same_select(t.rows(), 1, Grouping::PerTask, rng, kNoCancel); }),
+              "k must be at least 2, got 1");
+    EXPECT_EQ(error_of([&] { k_same_select(t.rows(), 4, Grouping::PerTask, rng, kNoCancel); }),
               "task 'read' has 3 participants, fewer than k = 4");
     Table empty;
-    EXPECT_EQ(error_of([&] { k_same_select(empty.rows(), 2, rng, kNoCancel); }),
+    EXPECT_EQ(error_of([&] { k_same_select(empty.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
               "the source returned no rows");
 
     Table lengths = simple(3, 2);
     lengths.features[3] = {1, 2};
     EXPECT_EQ(
-        error_of([&] { k_same_select(lengths.rows(), 2, rng, kNoCancel); }),
+        error_of([&] { k_same_select(lengths.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
         "the feature vectors of task 'read' have different lengths: participant 'p100', window 1 has 3, "
         "participant 'p101', window 2 has 2");
     Table hollow = simple(3, 2);
     hollow.features[2].clear();
-    EXPECT_EQ(error_of([&] { k_same_select(hollow.rows(), 2, rng, kNoCancel); }),
+    EXPECT_EQ(error_of([&] { k_same_select(hollow.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
               "the features of participant 'p101', task 'read', window 1 are empty");
     Table twice = simple(3, 2);
     twice.add("p101", "read", 2, {0, 0, 0});
-    EXPECT_EQ(error_of([&] { k_same_select(twice.rows(), 2, rng, kNoCancel); }),
+    EXPECT_EQ(error_of([&] { k_same_select(twice.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
               "participant 'p101' has two rows for task 'read', window 2");
     Table switching = simple(3, 2);
     switching.cls = {"a", "a", "a", "b", "b", "b"};
-    EXPECT_EQ(error_of([&] { k_same_select(switching.rows(true), 2, rng, kNoCancel); }),
+    EXPECT_EQ(error_of([&] { k_same_select(switching.rows(true), 2, Grouping::PerTask, rng, kNoCancel); }),
               "the utility class of participant 'p101' changes within task 'read' ('a' and 'b')");
 }
 
 TEST(KSame, TheCostIsALoggedKAnonymityReleaseWithoutEpsilon) {
-    const ReleaseCost c = k_same_select_cost(4, nullptr, "SELECT * FROM \"my features\"");
+    const ReleaseCost c = k_same_select_cost(4, nullptr, false, "SELECT * FROM \"my features\"");
     EXPECT_EQ(c.epsilon, 0);
     EXPECT_EQ(c.delta, 0);
     EXPECT_LT(c.rho, 0);
@@ -325,6 +382,9 @@ TEST(KSame, TheCostIsALoggedKAnonymityReleaseWithoutEpsilon) {
     EXPECT_FALSE(c.non_private_choices);
     EXPECT_EQ(c.mechanism, "k_same_select");
     EXPECT_EQ(c.parameters_json,
-              "{\"k\": 4, \"class_column\": null, \"source\": \"SELECT * FROM \\\"my features\\\"\"}");
-    EXPECT_EQ(error_of([] { k_same_select_cost(0, "c", "t"); }), "k must be at least 2, got 0");
+              "{\"k\": 4, \"across_tasks\": false, \"class_column\": null, \"source\": \"SELECT * FROM "
+              "\\\"my features\\\"\"}");
+    EXPECT_EQ(k_same_select_cost(2, "c", true, "t").parameters_json,
+              "{\"k\": 2, \"across_tasks\": true, \"class_column\": \"c\", \"source\": \"t\"}");
+    EXPECT_EQ(error_of([] { k_same_select_cost(0, "c", false, "t"); }), "k must be at least 2, got 0");
 }
