@@ -5,7 +5,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -22,7 +21,8 @@ std::string quoted(std::string_view s) {
     return "'" + std::string(s) + "'";
 }
 
-void check_input(const DemographicRows& in, int k, const CancelCheck& cancel) {
+// Checks the parameters and rows; returns the rows in participant-name order (which also finds duplicates).
+std::vector<std::size_t> check_input(const DemographicRows& in, int k, const CancelCheck& cancel) {
     if (k < 2)
         throw InvalidArgument("k must be at least 2, got " + std::to_string(k));
     if (in.rows == 0)
@@ -30,17 +30,24 @@ void check_input(const DemographicRows& in, int k, const CancelCheck& cancel) {
     if (static_cast<std::size_t>(k) > in.rows)
         throw InvalidArgument("k = " + std::to_string(k) + " is larger than the number of rows (" +
                               std::to_string(in.rows) + ")");
-    std::unordered_set<std::string_view> seen;
+    std::vector<std::pair<std::string_view, std::size_t>> names(in.rows);
     for (std::size_t r = 0; r < in.rows; ++r) {
         cancel.poll(r);
-        if (!seen.insert(in.participant[r]).second)
-            throw InvalidArgument("participant " + quoted(in.participant[r]) +
-                                  " appears in more than one row");
+        names[r] = {in.participant[r], r};
         if (in.age[r] < -kMaxAge || in.age[r] > kMaxAge)
             throw InvalidArgument("the age of participant " + quoted(in.participant[r]) + " (" +
                                   std::to_string(in.age[r]) + ") is outside [-" + std::to_string(kMaxAge) +
                                   ", " + std::to_string(kMaxAge) + "]");
     }
+    std::sort(names.begin(), names.end());
+    cancel.now();
+    std::vector<std::size_t> by_name(in.rows);
+    for (std::size_t i = 0; i < in.rows; ++i) {
+        if (i > 0 && names[i].first == names[i - 1].first)
+            throw InvalidArgument("participant " + quoted(names[i].first) + " appears in more than one row");
+        by_name[i] = names[i].second;
+    }
+    return by_name;
 }
 
 // The best cut of one population's ages into consecutive ranges of at least k rows.
@@ -109,16 +116,16 @@ Cut best_cut(std::vector<std::int32_t> ages, int k, const CancelCheck& cancel) {
     return cut;
 }
 
-// Orders rows by class, then participant name.
-void order_rows(const DemographicRows& in, Generalization& g) {
-    g.row_order.resize(in.rows);
-    for (std::size_t r = 0; r < in.rows; ++r)
-        g.row_order[r] = r;
-    std::sort(g.row_order.begin(), g.row_order.end(), [&](std::size_t a, std::size_t b) {
-        if (g.class_of_row[a] != g.class_of_row[b])
-            return g.class_of_row[a] < g.class_of_row[b];
-        return std::strcmp(in.participant[a], in.participant[b]) < 0;
-    });
+// Orders rows by class, then participant name: a stable counting sort of the name order by class.
+void order_rows(const std::vector<std::size_t>& by_name, Generalization& g) {
+    std::vector<std::size_t> next(g.classes.size() + 1, 0);
+    for (std::size_t r : by_name)
+        ++next[g.class_of_row[r] + 1];
+    for (std::size_t c = 0; c < g.classes.size(); ++c)
+        next[c + 1] += next[c];
+    g.row_order.resize(by_name.size());
+    for (std::size_t r : by_name)
+        g.row_order[next[g.class_of_row[r]]++] = r;
 }
 
 // The class of a row whose gender label is `label` (a position in `classes` of that label, ranges ascending).
@@ -133,10 +140,10 @@ std::uint32_t class_by_age(const std::vector<DemographicClass>& classes, std::si
 } // namespace
 
 Generalization generalize_demographics(const DemographicRows& in, int k, const CancelCheck& cancel) {
-    check_input(in, k, cancel);
+    const std::vector<std::size_t> by_name = check_input(in, k, cancel);
 
     // Genders in name order with their ages.
-    std::map<std::string, std::vector<std::int32_t>> ages_of;
+    std::map<std::string_view, std::vector<std::int32_t>> ages_of;
     std::int32_t youngest = in.age[0], oldest = in.age[0];
     for (std::size_t r = 0; r < in.rows; ++r) {
         ages_of[in.gender[r]].push_back(in.age[r]);
@@ -204,7 +211,7 @@ Generalization generalize_demographics(const DemographicRows& in, int k, const C
     for (const auto& c : g.classes)
         g.loss_row_years +=
             static_cast<std::int64_t>(c.rows) * (static_cast<std::int64_t>(c.age_to) - c.age_from);
-    order_rows(in, g);
+    order_rows(by_name, g);
     return g;
 }
 
@@ -264,7 +271,7 @@ RangeSpec parse_range(const std::string& spec) {
 
 Generalization apply_demographic_ranges(const DemographicRows& in, int k,
                                         const std::vector<std::string>& ranges, const CancelCheck& cancel) {
-    check_input(in, k, cancel);
+    const std::vector<std::size_t> by_name = check_input(in, k, cancel);
     if (ranges.empty())
         throw InvalidArgument("ranges must hold at least one range");
     std::vector<RangeSpec> specs;
@@ -327,7 +334,7 @@ Generalization apply_demographic_ranges(const DemographicRows& in, int k,
     g.class_of_row.resize(in.rows);
     for (std::size_t r = 0; r < in.rows; ++r)
         g.class_of_row[r] = class_of_spec[spec_of_row[r]];
-    order_rows(in, g);
+    order_rows(by_name, g);
     return g;
 }
 

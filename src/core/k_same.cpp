@@ -31,10 +31,17 @@ Interned intern(const char* const* column, std::size_t rows, const CancelCheck& 
     out.id_of_row.resize(rows);
     for (std::size_t r = 0; r < rows; ++r) {
         cancel.poll(r);
-        const auto [it, inserted] =
-            first_id.emplace(std::string_view(column[r]), static_cast<std::uint32_t>(out.row_of_id.size()));
-        if (inserted)
+        // Rows usually repeat the previous row's string: compare with it before hashing.
+        if (r > 0 && std::strcmp(column[r], column[r - 1]) == 0) {
+            out.id_of_row[r] = out.id_of_row[r - 1];
+            continue;
+        }
+        const std::string_view key(column[r]);
+        auto it = first_id.find(key); // find first: emplace would allocate a node for every row
+        if (it == first_id.end()) {
+            it = first_id.emplace(key, static_cast<std::uint32_t>(out.row_of_id.size())).first;
             out.row_of_id.push_back(r);
+        }
         out.id_of_row[r] = it->second;
     }
     // Renumber in name order.
@@ -194,18 +201,36 @@ KSameRelease k_same_select(const SequenceRows& in, int k, Grouping grouping, Rng
     if (in.utility_class != nullptr)
         classes = intern(in.utility_class, in.rows, cancel);
 
-    // Usable rows in (task, participant, window) order.
-    std::vector<std::size_t> order;
-    for (std::size_t r = 0; r < in.rows; ++r)
-        if (usable(in, r))
-            order.push_back(r);
-    if (order.empty())
+    // Usable rows in (task, participant, window) order: a counting sort by (task, participant), then each
+    // sequence by window (rows usually arrive in window order already).
+    const std::size_t n_participants = participants.row_of_id.size();
+    const std::size_t buckets = tasks.row_of_id.size() * n_participants;
+    const auto bucket = [&](std::size_t r) {
+        return tasks.id_of_row[r] * n_participants + participants.id_of_row[r];
+    };
+    std::vector<std::size_t> start(buckets + 1, 0);
+    std::size_t usable_rows = 0;
+    std::vector<char> keep(in.rows);
+    for (std::size_t r = 0; r < in.rows; ++r) {
+        cancel.poll(r);
+        keep[r] = usable(in, r);
+        if (keep[r]) {
+            ++start[bucket(r) + 1];
+            ++usable_rows;
+        }
+    }
+    if (usable_rows == 0)
         throw InvalidArgument("the source returned no rows with finite features");
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const auto ka = std::make_tuple(tasks.id_of_row[a], participants.id_of_row[a], in.window[a]);
-        const auto kb = std::make_tuple(tasks.id_of_row[b], participants.id_of_row[b], in.window[b]);
-        return ka < kb;
-    });
+    for (std::size_t b = 0; b < buckets; ++b)
+        start[b + 1] += start[b];
+    std::vector<std::size_t> order(usable_rows), next(start.begin(), start.end() - 1);
+    for (std::size_t r = 0; r < in.rows; ++r)
+        if (keep[r])
+            order[next[bucket(r)]++] = r;
+    const auto by_window = [&](std::size_t a, std::size_t b) { return in.window[a] < in.window[b]; };
+    for (std::size_t b = 0; b < buckets; ++b)
+        if (!std::is_sorted(order.begin() + start[b], order.begin() + start[b + 1], by_window))
+            std::sort(order.begin() + start[b], order.begin() + start[b + 1], by_window);
     cancel.now();
 
     const std::vector<Task> by_task = split_sequences(in, order, tasks, participants, classes, cancel);
@@ -281,44 +306,52 @@ KSameRelease k_same_select(const SequenceRows& in, int k, Grouping grouping, Rng
             }
     }
 
-    KSameRelease out;
-    out.task_row = tasks.row_of_id;
-    out.participant_row = participants.row_of_id;
-    out.vector_offset.push_back(0);
-    std::size_t released_rows = 0;
+    // The sizes of the release, checked before anything is allocated for it.
+    double released_rows = 0, released_vectors = 0, released_values = 0;
     for (std::size_t t = 0; t < by_task.size(); ++t) {
         const Task& task = by_task[t];
-        const auto& groups = groups_of_task[t];
-        if (static_cast<double>(task.sequences.size()) * static_cast<double>(task.longest) >
-            static_cast<double>(kMaxReleasedRows - released_rows))
-            throw LimitExceeded("the release would have more than " + std::to_string(kMaxReleasedRows) +
-                                " rows (participants x longest sequence, summed over tasks)");
-        released_rows += task.sequences.size() * task.longest;
+        released_rows += static_cast<double>(task.sequences.size()) * static_cast<double>(task.longest);
+        released_vectors += static_cast<double>(groups_of_task[t].size()) * static_cast<double>(task.longest);
+        released_values += static_cast<double>(groups_of_task[t].size() * task.longest * task.dim);
         if (static_cast<double>(task.longest) + static_cast<double>(task.first_window) > 2147483648.0)
             throw LimitExceeded("the padded windows of task " + quoted(in.task[task.first_row]) +
                                 " would exceed the integer range");
+    }
+    if (released_rows > static_cast<double>(kMaxReleasedRows))
+        throw LimitExceeded("the release would have more than " + std::to_string(kMaxReleasedRows) +
+                            " rows (participants x longest sequence, summed over tasks)");
+
+    KSameRelease out;
+    out.task_row = tasks.row_of_id;
+    out.participant_row = participants.row_of_id;
+    out.rows.reserve(static_cast<std::size_t>(released_rows));
+    out.vector_offset.reserve(static_cast<std::size_t>(released_vectors) + 1);
+    out.means.assign(static_cast<std::size_t>(released_values), 0.0);
+    out.vector_offset.push_back(0);
+    for (std::size_t t = 0; t < by_task.size(); ++t) {
+        const Task& task = by_task[t];
+        const auto& groups = groups_of_task[t];
 
         // The group means at every position, a shorter sequence contributing its last vector.
         std::vector<std::uint32_t> group_of_sequence(task.sequences.size());
         std::vector<std::size_t> first_vector(groups.size());
-        out.means.reserve(out.means.size() + groups.size() * task.longest * task.dim);
         for (std::size_t g = 0; g < groups.size(); ++g) {
             first_vector[g] = out.vector_offset.size() - 1;
             for (std::uint32_t m : groups[g])
                 group_of_sequence[m] = static_cast<std::uint32_t>(g);
+            const double size = static_cast<double>(groups[g].size());
             for (std::size_t i = 0; i < task.longest; ++i) {
                 cancel.poll(i);
-                const std::size_t at = out.means.size();
-                out.means.resize(at + task.dim, 0.0);
+                double* mean = out.means.data() + out.vector_offset.back();
                 for (std::uint32_t m : groups[g]) {
                     const Sequence& s = task.sequences[m];
                     const double* v = in.values + in.offset[order[s.begin + std::min(i, s.length() - 1)]];
                     for (std::size_t j = 0; j < task.dim; ++j)
-                        out.means[at + j] += v[j];
+                        mean[j] += v[j];
                 }
                 for (std::size_t j = 0; j < task.dim; ++j)
-                    out.means[at + j] /= static_cast<double>(groups[g].size());
-                out.vector_offset.push_back(out.means.size());
+                    mean[j] /= size;
+                out.vector_offset.push_back(out.vector_offset.back() + task.dim);
             }
         }
         out.groups += groups.size();
