@@ -116,10 +116,34 @@ echo "(rows_out > rows_in: every participant is released over its task's longest
 echo " 10 copies is against reading the 10 copies)"
 echo
 
+echo "== Linked releases: whole per-participant releases (all tasks) of the attack's released span, 200 releases each"
+"${PSQL[@]}" -P footer=off <<'SQL'
+-- (k + 0 * rep: PostgreSQL re-reads, not re-runs, a LATERAL function whose arguments did not change.)
+-- Per participant, the groups of every task; participants with equal combinations are indistinguishable in
+-- the whole release. smallest = its k-anonymity; risk = mean over participants of 1/|their class|, the
+-- success of an attacker who matches every task to its group.
+WITH releases AS (
+    SELECT a, k, rep, r.participant, array_agg(r.group_id ORDER BY r.task) AS groups
+    FROM (VALUES (false), (true)) v(a), unnest(ARRAY[2, 4, 8]) k, generate_series(1, 200) rep,
+         LATERAL (SELECT DISTINCT participant, task, group_id
+                  FROM gazepriv.k_same_select('SELECT * FROM attack_split WHERE half = 1', k + 0 * rep,
+                                              across_tasks => a)) r
+    GROUP BY a, k, rep, r.participant),
+classes AS (SELECT a, k, rep, groups, count(*) AS size FROM releases GROUP BY a, k, rep, groups),
+per_release AS (SELECT a, k, rep, min(size) AS smallest, count(*)::float8 / sum(size) AS risk
+                FROM classes GROUP BY a, k, rep)
+SELECT CASE WHEN a THEN 'across tasks' ELSE 'per task (paper)' END AS grouping, k,
+       round(avg(smallest), 2) AS mean_smallest_class, min(smallest) AS worst_smallest_class,
+       round(100 * avg(risk)::numeric, 1) AS risk_percent, round(100.0 / k, 1) AS one_in_k_percent
+FROM per_release GROUP BY a, k ORDER BY a, k;
+SQL
+echo "(3 tasks, 20 participants; risk 1/N = 5 % is chance)"
+echo
+
 echo "== Re-identification and activity after k-same-select sequence ($REPS random groupings per k)"
 "${PSQL[@]}" <<SQL
 \\copy (SELECT participant, task, "window", half, features FROM attack_split) TO '$dir/raw.csv' WITH (FORMAT csv, HEADER true)
-\\copy (SELECT 'raw' AS grouping, 1 AS k, 1 AS rep, participant, task, "window", features, 0 AS group_id FROM attack_split WHERE half = 1 UNION ALL SELECT CASE WHEN a THEN 'across' ELSE 'task' END, k, rep, r.* FROM (VALUES (false, 2), (false, 3), (false, 4), (false, 5), (false, 8), (false, 10), (true, 4), (true, 8)) v(a, k), generate_series(1, $REPS) rep, LATERAL gazepriv.k_same_select('SELECT * FROM attack_split WHERE half = 1', k, across_tasks => a) r) TO '$dir/releases.csv' WITH (FORMAT csv, HEADER true)
+\\copy (SELECT 'raw' AS grouping, 1 AS k, 1 AS rep, participant, task, "window", features, 0 AS group_id FROM attack_split WHERE half = 1 UNION ALL SELECT CASE WHEN a THEN 'across' ELSE 'task' END, k, rep, r.* FROM (VALUES (false, 2), (false, 3), (false, 4), (false, 5), (false, 8), (false, 10), (true, 4), (true, 8)) v(a, k), generate_series(1, $REPS) rep, LATERAL gazepriv.k_same_select('SELECT * FROM attack_split WHERE half = 1', k + 0 * rep, across_tasks => a) r) TO '$dir/releases.csv' WITH (FORMAT csv, HEADER true)
 SQL
 "$PYTHON" bench/sql/kanon_eval.py attack "$dir/raw.csv" "$dir/releases.csv" "$out/kanon_attack.png"
 echo "(plot: bench/out/kanon_attack.png)"

@@ -5,14 +5,12 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "core/k_same.hpp"
-#include "core/validate.hpp"
 
 namespace gazepriv::core::kanon {
 
@@ -201,45 +199,48 @@ KSameRelease k_same_select(const SequenceRows& in, int k, Grouping grouping, Rng
     if (in.utility_class != nullptr)
         classes = intern(in.utility_class, in.rows, cancel);
 
-    // Usable rows in (task, participant, window) order: a counting sort by (task, participant), then each
-    // sequence by window (rows usually arrive in window order already).
-    const std::size_t n_participants = participants.row_of_id.size();
-    const std::size_t buckets = tasks.row_of_id.size() * n_participants;
-    const auto bucket = [&](std::size_t r) {
-        return tasks.id_of_row[r] * n_participants + participants.id_of_row[r];
-    };
-    std::vector<std::size_t> start(buckets + 1, 0);
-    std::size_t usable_rows = 0;
-    std::vector<char> keep(in.rows);
+    // Usable rows in (task, participant, window) order: a counting sort by (task, participant) when there are
+    // not many more (task, participant) pairs than rows, then each sequence by window (rows usually arrive in
+    // window order already).
+    std::vector<std::size_t> order;
     for (std::size_t r = 0; r < in.rows; ++r) {
         cancel.poll(r);
-        keep[r] = usable(in, r);
-        if (keep[r]) {
-            ++start[bucket(r) + 1];
-            ++usable_rows;
-        }
+        if (usable(in, r))
+            order.push_back(r);
     }
-    if (usable_rows == 0)
+    if (order.empty())
         throw InvalidArgument("the source returned no rows with finite features");
-    for (std::size_t b = 0; b < buckets; ++b)
-        start[b + 1] += start[b];
-    std::vector<std::size_t> order(usable_rows), next(start.begin(), start.end() - 1);
-    for (std::size_t r = 0; r < in.rows; ++r)
-        if (keep[r])
-            order[next[bucket(r)]++] = r;
+    const std::size_t n_participants = participants.row_of_id.size();
+    const double pairs = static_cast<double>(tasks.row_of_id.size()) * static_cast<double>(n_participants);
+    const auto pair_of = [&](std::size_t r) {
+        return tasks.id_of_row[r] * n_participants + participants.id_of_row[r];
+    };
     const auto by_window = [&](std::size_t a, std::size_t b) { return in.window[a] < in.window[b]; };
-    for (std::size_t b = 0; b < buckets; ++b)
-        if (!std::is_sorted(order.begin() + start[b], order.begin() + start[b + 1], by_window))
-            std::sort(order.begin() + start[b], order.begin() + start[b + 1], by_window);
+    if (pairs <= 4.0 * static_cast<double>(order.size()) + 1024) {
+        std::vector<std::size_t> start(static_cast<std::size_t>(pairs) + 1, 0);
+        for (std::size_t r : order)
+            ++start[pair_of(r) + 1];
+        for (std::size_t b = 1; b < start.size(); ++b)
+            start[b] += start[b - 1];
+        std::vector<std::size_t> next(start.begin(), start.end() - 1), sorted(order.size());
+        for (std::size_t r : order)
+            sorted[next[pair_of(r)]++] = r;
+        order = std::move(sorted);
+        for (std::size_t b = 0; b + 1 < start.size(); ++b)
+            if (!std::is_sorted(order.begin() + start[b], order.begin() + start[b + 1], by_window))
+                std::sort(order.begin() + start[b], order.begin() + start[b + 1], by_window);
+    } else {
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return pair_of(a) != pair_of(b) ? pair_of(a) < pair_of(b) : by_window(a, b);
+        });
+    }
     cancel.now();
 
     const std::vector<Task> by_task = split_sequences(in, order, tasks, participants, classes, cancel);
 
     // The groups of every task, as sequence indices of that task.
     std::vector<std::vector<std::vector<std::uint32_t>>> groups_of_task(by_task.size());
-    const auto class_of_sequence = [&](const Task& t, const Sequence& s) {
-        return classes.id_of_row[order[s.begin]];
-    };
+    const auto class_of_sequence = [&](const Sequence& s) { return classes.id_of_row[order[s.begin]]; };
     const auto class_name = [&](std::uint32_t c) {
         return std::string(in.utility_class[classes.row_of_id[c]]);
     };
@@ -250,7 +251,7 @@ KSameRelease k_same_select(const SequenceRows& in, int k, Grouping grouping, Rng
             for (std::uint32_t i = 0; i < task.sequences.size(); ++i) {
                 members.push_back(i);
                 if (in.utility_class != nullptr)
-                    member_class.push_back(class_of_sequence(task, task.sequences[i]));
+                    member_class.push_back(class_of_sequence(task.sequences[i]));
             }
             groups_of_task[t] = draw_groups(members, member_class, class_name,
                                             "task " + quoted(in.task[task.first_row]), k, rng);
@@ -268,7 +269,7 @@ KSameRelease k_same_select(const SequenceRows& in, int k, Grouping grouping, Rng
                 sequence_of[t][s.participant] = i;
                 if (in.utility_class == nullptr)
                     continue;
-                const std::uint32_t c = class_of_sequence(by_task[t], s);
+                const std::uint32_t c = class_of_sequence(s);
                 if (class_of[s.participant] != UINT32_MAX && class_of[s.participant] != c)
                     throw InvalidArgument(
                         "the utility class of participant " + quoted(in.participant[order[s.begin]]) +

@@ -129,29 +129,12 @@ Datum demographics(FunctionCallInfo fcinfo, Output output) {
                                     source);
     pg::PgArray<const char*> participants, genders;
     pg::PgArray<std::int32_t> ages;
-    static const char* const what[] = {"participant", "gender", "age"};
-    for (;;) {
-        SPI_cursor_fetch(portal, true, pg::kFetchRows);
-        if (SPI_processed == 0)
-            break;
-        for (uint64 i = 0; i < SPI_processed; ++i) {
-            Datum d[3];
-            for (int c = 0; c < 3; ++c) {
-                bool isnull;
-                d[c] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, c + 1, &isnull);
-                if (isnull)
-                    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                                    errmsg("the source has a row whose %s is NULL", what[c]),
-                                    errhint("Filter such rows out of the source first.")));
-            }
-            participants.push(pg::text_value(d[0], nullptr));
-            genders.push(pg::text_value(d[1], genders.size ? genders.data[genders.size - 1] : nullptr));
-            ages.push(DatumGetInt32(d[2]));
-            CHECK_FOR_INTERRUPTS();
-        }
-        SPI_freetuptable(SPI_tuptable);
-    }
-    SPI_cursor_close(portal);
+    pg::for_each_row(portal, [&](HeapTuple tuple, TupleDesc desc) {
+        participants.push(pg::text_value(pg::required_value(tuple, desc, 1, "participant"), nullptr));
+        genders.push(pg::text_value(pg::required_value(tuple, desc, 2, "gender"),
+                                    genders.size ? genders.data[genders.size - 1] : nullptr));
+        ages.push(DatumGetInt32(pg::required_value(tuple, desc, 3, "age")));
+    });
 
     const core::kanon::DemographicRows input{participants.size, participants.data, genders.data, ages.data};
     const Classes g = generalise(input, k, ranges, static_cast<std::size_t>(n_ranges));

@@ -48,22 +48,14 @@ GAZEPRIV_FUNCTION(k_anonymity_classes) {
         elog(ERROR, "SPI_connect failed");
     Portal portal = pg::open_source(select.data, source, "GROUP BY 1 ORDER BY 2, 1");
     bool any = false;
-    for (;;) {
-        SPI_cursor_fetch(portal, true, pg::kFetchRows);
-        if (SPI_processed == 0)
-            break;
+    pg::for_each_row(portal, [&](HeapTuple tuple, TupleDesc desc) {
+        Datum out[2];
+        bool isnull[2];
+        for (int c = 0; c < 2; ++c)
+            out[c] = SPI_getbinval(tuple, desc, c + 1, &isnull[c]);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, isnull);
         any = true;
-        for (uint64 i = 0; i < SPI_processed; ++i) {
-            Datum out[2];
-            bool isnull[2];
-            for (int c = 0; c < 2; ++c)
-                out[c] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, c + 1, &isnull[c]);
-            tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, isnull);
-            CHECK_FOR_INTERRUPTS();
-        }
-        SPI_freetuptable(SPI_tuptable);
-    }
-    SPI_cursor_close(portal);
+    });
     SPI_finish();
     if (!any)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("the source returned no rows")));

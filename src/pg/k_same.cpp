@@ -65,13 +65,6 @@ Released release(const core::kanon::SequenceRows& input, int k, core::kanon::Gro
     return out;
 }
 
-void check_not_null(bool isnull, const char* what) {
-    if (isnull)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("the source has a row whose %s is NULL", what),
-                        errhint("Filter such rows out of the source first.")));
-}
-
 } // namespace
 
 // k_same_select(source text, k int, participant_column name, task_column name, window_column name,
@@ -115,45 +108,28 @@ GAZEPRIV_FUNCTION(k_same_select) {
     pg::PgArray<double> values;
     pg::PgArray<std::size_t> offsets;
     offsets.push(0);
-    for (;;) {
-        SPI_cursor_fetch(portal, true, pg::kFetchRows);
-        if (SPI_processed == 0)
-            break;
-        TupleDesc desc = SPI_tuptable->tupdesc;
-        for (uint64 i = 0; i < SPI_processed; ++i) {
-            HeapTuple tuple = SPI_tuptable->vals[i];
-            bool isnull;
-            Datum d = SPI_getbinval(tuple, desc, 1, &isnull);
-            check_not_null(isnull, "participant");
-            participants.push(
-                pg::text_value(d, participants.size ? participants.data[participants.size - 1] : nullptr));
-            d = SPI_getbinval(tuple, desc, 2, &isnull);
-            check_not_null(isnull, "task");
-            tasks.push(pg::text_value(d, tasks.size ? tasks.data[tasks.size - 1] : nullptr));
-            d = SPI_getbinval(tuple, desc, 3, &isnull);
-            check_not_null(isnull, "window");
-            windows.push(DatumGetInt32(d));
-            // NULL features, NULL elements, NaN and infinities make a row unusable: the core drops it.
-            d = SPI_getbinval(tuple, desc, 4, &isnull);
-            if (isnull)
-                values.push(std::nan(""));
-            else if (!pg::append_float8_array(d, values))
-                ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                                errmsg("the features of participant '%s', task '%s', window %d must be a "
-                                       "one-dimensional array",
-                                       participants.data[participants.size - 1], tasks.data[tasks.size - 1],
-                                       windows.data[windows.size - 1])));
-            offsets.push(values.size);
-            if (class_column != nullptr) {
-                d = SPI_getbinval(tuple, desc, 5, &isnull);
-                check_not_null(isnull, "utility class");
-                classes.push(pg::text_value(d, classes.size ? classes.data[classes.size - 1] : nullptr));
-            }
-            CHECK_FOR_INTERRUPTS();
-        }
-        SPI_freetuptable(SPI_tuptable);
-    }
-    SPI_cursor_close(portal);
+    pg::for_each_row(portal, [&](HeapTuple tuple, TupleDesc desc) {
+        const auto last = [](const pg::PgArray<const char*>& a) {
+            return a.size ? a.data[a.size - 1] : nullptr;
+        };
+        participants.push(
+            pg::text_value(pg::required_value(tuple, desc, 1, "participant"), last(participants)));
+        tasks.push(pg::text_value(pg::required_value(tuple, desc, 2, "task"), last(tasks)));
+        windows.push(DatumGetInt32(pg::required_value(tuple, desc, 3, "window")));
+        // NULL features, NULL elements, NaN and infinities make a row unusable: the core drops it.
+        bool isnull;
+        const Datum array = SPI_getbinval(tuple, desc, 4, &isnull);
+        if (isnull)
+            values.push(std::nan(""));
+        else if (!pg::append_float8_array(array, values))
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("the features of participant '%s', task '%s', window %d must be a "
+                                   "one-dimensional array",
+                                   last(participants), last(tasks), windows.data[windows.size - 1])));
+        offsets.push(values.size);
+        if (class_column != nullptr)
+            classes.push(pg::text_value(pg::required_value(tuple, desc, 5, "utility class"), last(classes)));
+    });
 
     core::kanon::SequenceRows input;
     input.rows = participants.size;

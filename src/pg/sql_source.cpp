@@ -51,6 +51,16 @@ Portal open_source(const char* select_list, const char* source, const char* rest
     return SPI_cursor_open(nullptr, plan, nullptr, nullptr, true);
 }
 
+Datum required_value(HeapTuple tuple, TupleDesc descriptor, int column, const char* what) {
+    bool isnull;
+    const Datum value = SPI_getbinval(tuple, descriptor, column, &isnull);
+    if (isnull)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("the source has a row whose %s is NULL", what),
+                        errhint("Filter such rows out of the source first.")));
+    return value;
+}
+
 const char* text_value(Datum value, const char* previous) {
     text* t = DatumGetTextPP(value);
     const std::size_t n = VARSIZE_ANY_EXHDR(t);

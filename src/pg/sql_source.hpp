@@ -8,6 +8,7 @@
 extern "C" {
 #include "postgres.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 }
 
@@ -24,6 +25,25 @@ Portal open_source(const char* select_list, const char* source, const char* rest
 
 // Rows fetched from a cursor per round trip.
 constexpr long kFetchRows = 8192;
+
+// Calls row(tuple, descriptor) for every row of the cursor, kFetchRows at a time, then closes it. `row` may
+// raise PostgreSQL errors (it must hold no object with a destructor).
+template <typename Row> void for_each_row(Portal portal, Row row) {
+    for (;;) {
+        SPI_cursor_fetch(portal, true, kFetchRows);
+        if (SPI_processed == 0)
+            break;
+        for (uint64 i = 0; i < SPI_processed; ++i) {
+            row(SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
+            CHECK_FOR_INTERRUPTS();
+        }
+        SPI_freetuptable(SPI_tuptable);
+    }
+    SPI_cursor_close(portal);
+}
+
+// A column that must not be NULL: ERROR 22023 "the source has a row whose <what> is NULL" otherwise.
+Datum required_value(HeapTuple tuple, TupleDesc descriptor, int column, const char* what);
 
 // A growable array in the current memory context. Trivially destructible, so it may live across PostgreSQL
 // calls in guarded bodies (it is freed with its memory context).

@@ -263,6 +263,25 @@ TEST(KSame, GroupingByParticipantHoldsAcrossTasks) {
         "utility class 'a' of the source has 6 participants, fewer than k = 7");
 }
 
+// Many tasks with few participants each: the rows are ordered by a comparison sort instead of a counting
+// sort over (task, participant) pairs.
+TEST(KSame, ManySparseTasksAreOrderedToo) {
+    Table t;
+    for (int task = 599; task >= 0; --task)
+        for (int w = 2; w >= 1; --w)
+            for (int p : {2 * task + 1, 2 * task})
+                t.add(name(p), "t" + std::to_string(task), w, {double(p), double(w)});
+    Rng rng(14, 0);
+    const KSameRelease r = k_same_select(t.rows(), 2, Grouping::PerTask, rng, kNoCancel);
+    ASSERT_EQ(r.rows.size(), 2400u);
+    EXPECT_EQ(r.groups, 600u);
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+        const std::string task = t.task[r.task_row[r.rows[i].task]];
+        const int first = 2 * std::stoi(task.substr(1));
+        EXPECT_EQ(released(r, i), (std::vector<double>{first + 0.5, double(r.rows[i].window)})) << task;
+    }
+}
+
 TEST(KSame, UnderOneSeedTheReleaseIsReproducibleAndIndependentOfRowOrder) {
     Table t = simple(12, 4);
     Table reversed;
