@@ -1,8 +1,9 @@
-// Core k-anonymity benchmark: k-same-select sequence on feature rows shaped like the Hoppe et al. feature
-// set (20 participants, 3 tasks, 30 s windows every 0.5 s: ~24,500 rows of 10 features), and 10 and 100 times
-// more participants; demographic generalisation of 1,000 to 1,000,000 people. Every time is compared with a
-// baseline measured in the same run: for k-same, one pass that sums every input value (the least any release
-// must do); for the generalisation, sorting the ages (which any choice of ranges needs).
+// Core k-anonymity benchmark (build/bench_kanon_core; bench/sql/kanon.sh is the SQL one): k-same-select
+// sequence on feature rows shaped like the Hoppe et al. feature set (20 participants, 3 tasks, 30 s windows
+// every 0.5 s: ~24,500 rows of 10 features), and 10 and 100 times more participants; demographic
+// generalisation of 1,000 to 1,000,000 people. Every time is compared with a baseline measured in the same
+// run: for k-same, one pass that sums every input value (the least any release must do); for the
+// generalisation, sorting the ages (which any choice of ranges needs).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
