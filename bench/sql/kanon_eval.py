@@ -181,13 +181,13 @@ def attack(raw_path, releases_path, png):
         import matplotlib.pyplot as plt
         ks = [1] + sorted(k for g, k in summary if g == "task")
         row = lambda k: summary[("raw", 1)] if k == 1 else summary[("task", k)]
-        fig, ax = plt.subplots(figsize=(6.4, 3.8))
+        fig, ax = plt.subplots(figsize=(6.4, 5.2))
         ax.plot(ks, [row(k)[0] for k in ks], "o-", label="re-identification, 1-NN")
         ax.plot(ks, [row(k)[1] for k in ks], "s-", label="re-identification, RBF network")
         ax.plot(ks, [row(k)[2] for k in ks], "^-", label="re-identification, 1-NN per person")
-        across = [1] + sorted(k for g, k in summary if g == "across")
-        ax.plot(across, [summary[("raw", 1)][2] if k == 1 else summary[("across", k)][2] for k in across], "^:",
-                label="... per person, one grouping across tasks")
+        across = sorted(k for g, k in summary if g == "across")
+        ax.plot(across, [summary[("across", k)][2] for k in across], "^", color="black",
+                label="re-identification, 1-NN per person, one grouping across tasks")
         ax.plot(ks, [row(k)[3] for k in ks], "o--", label="activity (way/shop, balanced), 1-NN")
         ax.plot(ks, [row(k)[4] for k in ks], "s--", label="activity, RBF network")
         ax.axhline(100 / len(people), color="grey", lw=0.8, label=f"chance 1/{len(people)}")
@@ -195,7 +195,7 @@ def attack(raw_path, releases_path, png):
         ax.set_ylabel("accuracy on raw data of the other span (%)")
         ax.set_ylim(0, 100)
         ax.set_title("k-same-select sequence on Hoppe et al. features")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
         fig.tight_layout()
         fig.savefig(png, dpi=120)
     except ImportError:
