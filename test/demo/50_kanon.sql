@@ -15,7 +15,7 @@ SELECT gazepriv.k_anonymity(
 
 -- Feature windows of the first minute of four recordings: 10 s windows, (mean x, mean y, mean pupil mm,
 -- share of samples without gaze). TEMPORARY plain-SQL features, until the events issue's feature_windows().
-CREATE TABLE hoppe_windows AS
+CREATE TABLE kanon_windows AS
 SELECT participant, 'way_out' AS task, (floor(t_ms / 10000) + 1)::int AS "window",
        ARRAY[round(avg(x) FILTER (WHERE valid)::numeric, 3), round(avg(y) FILTER (WHERE valid)::numeric, 3),
              round(avg((pupil_left + pupil_right) / 2) FILTER (WHERE pupil_left > 0 AND pupil_right > 0)::numeric, 2),
@@ -26,21 +26,21 @@ GROUP BY participant, floor(t_ms / 10000);
 \echo 'every member receives the pair''s mean vector at every window. Raw and released, windows 1-2:'
 SELECT r.participant, r."window", f.features AS raw,
        (SELECT array_agg(round(v::numeric, 4)) FROM unnest(r.features) v) AS released, r.group_id
-FROM gazepriv.k_same_select('hoppe_windows', 2) r JOIN hoppe_windows f USING (participant, task, "window")
+FROM gazepriv.k_same_select('kanon_windows', 2) r JOIN kanon_windows f USING (participant, task, "window")
 WHERE r."window" <= 2 ORDER BY r.group_id, r."window", r.participant;
 \echo 'Every released vector is shared by at least k = 2 participants (raw windows: by one):'
-SELECT gazepriv.k_anonymity('SELECT * FROM gazepriv.k_same_select(''hoppe_windows'', 2)',
+SELECT gazepriv.k_anonymity('SELECT * FROM gazepriv.k_same_select(''kanon_windows'', 2)',
                             ARRAY['task', 'window', 'features']) AS smallest_class_released,
-       gazepriv.k_anonymity('hoppe_windows', ARRAY['task', 'window', 'features']) AS smallest_class_raw;
+       gazepriv.k_anonymity('kanon_windows', ARRAY['task', 'window', 'features']) AS smallest_class_raw;
 
 \echo 'An analyst releases the registered windows without reading them; the release is logged in the ledger'
 \echo '(guarantee k-anonymity, epsilon 0), before anything is read.'
-SELECT gazepriv.register_dataset('hoppe_windows', 'hoppe_windows', 'participant', task_column => 'task',
+SELECT gazepriv.register_dataset('kanon_windows', 'kanon_windows', 'participant', task_column => 'task',
                                  window_column => 'window', features_column => 'features') \g /dev/null
 CREATE ROLE demo_kanon_analyst NOLOGIN IN ROLE gazepriv_analyst;
-SELECT gazepriv.grant_budget('hoppe_windows', 'demo_kanon_analyst', epsilon => 0, accounting => 'basic') \g /dev/null
+SELECT gazepriv.grant_budget('kanon_windows', 'demo_kanon_analyst', epsilon => 0, accounting => 'basic') \g /dev/null
 SET ROLE demo_kanon_analyst;
 SELECT count(*) AS released_rows, count(DISTINCT group_id) AS groups
-FROM gazepriv.release_k_same_select('hoppe_windows', 2);
+FROM gazepriv.release_k_same_select('kanon_windows', 2);
 RESET ROLE;
-SELECT role, dataset, mechanism, parameters, epsilon, guarantee FROM gazepriv.ledger WHERE dataset = 'hoppe_windows';
+SELECT role, dataset, mechanism, parameters, epsilon, guarantee FROM gazepriv.ledger WHERE dataset = 'kanon_windows';
