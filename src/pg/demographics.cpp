@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/demographics.hpp"
-#include "pg/k_anonymity_cost.hpp"
 #include "pg/guard.hpp"
+#include "pg/k_anonymity_cost.hpp"
 #include "pg/memory.hpp"
 #include "pg/sql_source.hpp"
 
@@ -120,10 +120,7 @@ Datum demographics(FunctionCallInfo fcinfo, Output output) {
     if (dataset != nullptr)
         (void)pg::charge_budget(charge);
 
-    InitMaterializedSRF(fcinfo, 0);
-    ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-    if (SPI_connect() != SPI_OK_CONNECT)
-        elog(ERROR, "SPI_connect failed");
+    ReturnSetInfo* rsinfo = pg::start_source_srf(fcinfo);
     Portal portal = pg::open_source(psprintf("(%s)::text, (%s)::text, (%s)::int4", participant,
                                              quote_identifier(qi[0]), quote_identifier(qi[1])),
                                     source);

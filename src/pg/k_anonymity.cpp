@@ -42,10 +42,7 @@ GAZEPRIV_FUNCTION(k_anonymity_classes) {
     }
     appendStringInfoString(&select, "], count(*)");
 
-    InitMaterializedSRF(fcinfo, 0);
-    ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-    if (SPI_connect() != SPI_OK_CONNECT)
-        elog(ERROR, "SPI_connect failed");
+    ReturnSetInfo* rsinfo = pg::start_source_srf(fcinfo);
     Portal portal = pg::open_source(select.data, source, "GROUP BY 1 ORDER BY 2, 1");
     bool any = false;
     pg::for_each_row(portal, [&](HeapTuple tuple, TupleDesc desc) {

@@ -91,11 +91,7 @@ GAZEPRIV_FUNCTION(k_same_select) {
     if (dataset != nullptr)
         (void)pg::charge_budget(charge);
 
-    InitMaterializedSRF(fcinfo, 0);
-    ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-
-    if (SPI_connect() != SPI_OK_CONNECT)
-        elog(ERROR, "SPI_connect failed");
+    ReturnSetInfo* rsinfo = pg::start_source_srf(fcinfo);
     const char* select_list =
         class_column == nullptr
             ? psprintf("(%s)::text, (%s)::text, (%s)::int4, (%s)::float8[]", participant, task, window,

@@ -7,6 +7,7 @@
 extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -41,6 +42,13 @@ const char* source_from_item(const char* source) {
     const Oid relation = DatumGetObjectId(DirectFunctionCall1(regclassin, CStringGetDatum(text)));
     return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
                                       get_rel_name(relation));
+}
+
+ReturnSetInfo* start_source_srf(FunctionCallInfo fcinfo) {
+    InitMaterializedSRF(fcinfo, 0);
+    if (SPI_connect() != SPI_OK_CONNECT)
+        elog(ERROR, "SPI_connect failed");
+    return reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
 }
 
 Portal open_source(const char* select_list, const char* source, const char* rest) {

@@ -8,6 +8,7 @@
 extern "C" {
 #include "postgres.h"
 #include "executor/spi.h"
+#include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 }
@@ -19,6 +20,10 @@ namespace gazepriv::pg {
 // or view it names (ERROR 42P01 if none). ERROR 22023 for an empty source. The query runs with the caller's
 // privileges; a data-modifying WITH is rejected by PostgreSQL inside the subquery.
 const char* source_from_item(const char* source);
+
+// Starts a set-returning function that reads a source: a materialized result (a tuplestore in
+// rsinfo->setResult) and an SPI connection; the caller ends with SPI_finish().
+ReturnSetInfo* start_source_srf(FunctionCallInfo fcinfo);
 
 // After SPI_connect: a read-only cursor over "SELECT <select_list> FROM <from item of source> <rest>".
 Portal open_source(const char* select_list, const char* source, const char* rest = "");
