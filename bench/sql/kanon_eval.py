@@ -1,0 +1,211 @@
+"""Evaluation side of bench/sql/kanon.sh (numpy only; run with /usr/bin/python3).
+
+  kanon_eval.py numpy-time FEATURES.csv K        time a numpy k-same-select sequence over the same rows
+  kanon_eval.py attack RAW.csv RELEASES.csv OUT.png
+      RAW.csv: participant,task,window,half,features  (half 1 = released span, half 2 = attacker's raw data)
+      RELEASES.csv: grouping,k,rep,participant,task,window,features,group_id  (k-same-select of half 1 with
+      one grouping per task or across tasks; k = 1: the raw half 1)
+      Prints the re-identification and task-classification table; writes a plot.
+"""
+import csv
+import sys
+import time
+
+import numpy as np
+
+
+def parse_array(text):
+    return np.array([float(v) for v in text.strip("{}").split(",")])
+
+
+def numpy_time(path, k):
+    rows = {}
+    for p, t, w, f in csv.reader(open(path)):
+        rows.setdefault(t, {}).setdefault(p, []).append((int(w), parse_array(f)))
+    # Per task: (N, L, d) padded by repeating the last vector, as a researcher would hold it in numpy.
+    tasks = []
+    for t, by_p in rows.items():
+        seqs = [np.array([v for _, v in sorted(s, key=lambda x: x[0])]) for s in by_p.values()]
+        longest = max(len(s) for s in seqs)
+        padded = np.stack([np.concatenate([s, np.repeat(s[-1:], longest - len(s), axis=0)]) for s in seqs])
+        tasks.append(padded)
+    rng = np.random.default_rng()
+    best = float("inf")
+    for _ in range(20):
+        t0 = time.perf_counter()
+        for x in tasks:
+            n = x.shape[0]
+            groups = n // k
+            group = np.empty(n, dtype=np.int64)
+            group[rng.permutation(n)] = np.arange(n) % groups  # sizes differ by at most one
+            weights = np.zeros((groups, n))
+            weights[group, np.arange(n)] = 1.0 / np.bincount(group, minlength=groups)[group]
+            means = (weights @ x.reshape(n, -1)).reshape((groups,) + x.shape[1:])
+            released = means[group]  # every member gets its group's sequence
+            assert released.shape == x.shape
+        best = min(best, time.perf_counter() - t0)
+    print(f"{best * 1000:.2f}")
+
+
+def load_raw(path):
+    out = []
+    for r in csv.DictReader(open(path)):
+        out.append((r["participant"], r["task"], int(r["half"]), parse_array(r["features"])))
+    return out
+
+
+ACTIVITY = {"way_out": "way", "way_back": "way", "shop": "shop"}
+
+
+def standardise(train, test):
+    mu, sd = train.mean(axis=0), train.std(axis=0)
+    sd[sd == 0] = 1
+    return (train - mu) / sd, (test - mu) / sd
+
+
+def nn_scores(train, labels, test, classes):
+    """1-NN class scores: ties (identical released vectors of a group) share the vote equally, i.e. the
+    expected accuracy of breaking ties at random."""
+    index = {c: i for i, c in enumerate(classes)}
+    y = np.array([index[c] for c in labels])
+    scores = np.zeros((len(test), len(classes)))
+    for start in range(0, len(test), 512):
+        d = ((test[start:start + 512, None, :] - train[None, :, :]) ** 2).sum(axis=2)
+        nearest = d <= d.min(axis=1, keepdims=True) * (1 + 1e-12) + 1e-300
+        for i, row in enumerate(nearest):
+            hit = np.bincount(y[row], minlength=len(classes)).astype(float)
+            scores[start + i] = hit / hit.sum()
+    return scores
+
+
+def rbf_scores(train, labels, test, classes, centres=200, rng=None):
+    """RBF network (the paper's attack model): Gaussian units on centres drawn from the training vectors,
+    width = median centre distance, output layer by ridge least squares on one-hot labels."""
+    index = {c: i for i, c in enumerate(classes)}
+    y = np.zeros((len(train), len(classes)))
+    y[np.arange(len(train)), [index[c] for c in labels]] = 1
+    unique = np.unique(train, axis=0)
+    c = unique[rng.choice(len(unique), size=min(centres, len(unique)), replace=False)]
+    d = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(axis=2))
+    width = np.median(d[d > 0]) if np.any(d > 0) else 1.0
+
+    def phi(x):
+        return np.exp(-((x[:, None, :] - c[None, :, :]) ** 2).sum(axis=2) / (2 * width ** 2))
+
+    h = phi(train)
+    w = np.linalg.solve(h.T @ h + 1e-3 * np.eye(h.shape[1]), h.T @ y)
+    return phi(test) @ w
+
+
+def accuracy(scores, truth, classes, balanced=False):
+    """Expected accuracy with ties broken at random (argmax sets within 1e-9); balanced: the mean of the
+    per-class accuracies (chance 1/classes whatever the class sizes)."""
+    index = {c: i for i, c in enumerate(classes)}
+    top = scores >= scores.max(axis=1, keepdims=True) - 1e-9
+    t = np.array([index[c] for c in truth])
+    hit = top[np.arange(len(t)), t] / top.sum(axis=1)
+    if balanced:
+        return float(np.mean([hit[t == c].mean() for c in range(len(classes)) if np.any(t == c)]))
+    return float(np.mean(hit))
+
+
+def per_participant(scores, truth, classes):
+    """The paper's decision: scores averaged over all of an individual's test vectors."""
+    people = sorted(set(truth))
+    total = []
+    for p in people:
+        mask = np.array([t == p for t in truth])
+        total.append(scores[mask].mean(axis=0))
+    return accuracy(np.array(total), people, classes)
+
+
+def attack(raw_path, releases_path, png):
+    raw = load_raw(raw_path)
+    test = [r for r in raw if r[2] == 2]
+    x_test = np.array([r[3] for r in test])
+    people = sorted({r[0] for r in raw})
+    activities = sorted(set(ACTIVITY.values()))
+    releases = {}
+    for r in csv.DictReader(open(releases_path)):
+        releases.setdefault((r["grouping"], int(r["k"]), int(r["rep"])), []).append(
+            (r["participant"], r["task"], parse_array(r["features"])))
+    rng = np.random.default_rng(2022)
+    results = {}
+    for (grouping, k, rep), rows in sorted(releases.items()):
+        x_train = np.array([r[2] for r in rows])
+        train, tst = standardise(x_train, x_test)
+        who, act = [r[0] for r in rows], [ACTIVITY[r[1]] for r in rows]
+        truth_who, truth_act = [r[0] for r in test], [ACTIVITY[r[1]] for r in test]
+        s_nn = nn_scores(train, who, tst, people)
+        s_rbf = rbf_scores(train, who, tst, people, rng=rng)
+        a_nn = nn_scores(train, act, tst, activities)
+        a_rbf = rbf_scores(train, act, tst, activities, rng=rng)
+        results.setdefault((grouping, k), []).append((
+            accuracy(s_nn, truth_who, people), accuracy(s_rbf, truth_who, people),
+            per_participant(s_nn, truth_who, people),
+            accuracy(a_nn, truth_act, activities, balanced=True),
+            accuracy(a_rbf, truth_act, activities, balanced=True)))
+    majority = max(sum(ACTIVITY[r[1]] == a for r in test) for a in activities) / len(test)
+    n_train = sum(1 for r in raw if r[2] == 1)
+    print(f"participants {len(people)} (chance of re-identification 1/{len(people)} = {100 / len(people):.1f} %); "
+          f"raw windows: {n_train} released span, {len(test)} attacker's span; "
+          f"activity classes way/shop (majority {100 * majority:.1f} %)")
+    print()
+    print("| grouping | k | releases | re-id 1-NN | re-id RBF | re-id 1-NN per person | activity 1-NN | activity RBF |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    summary = {}
+    for key in sorted(results, key=lambda g: (g[0] != "raw", g[0], g[1])):
+        m = np.array(results[key]).mean(axis=0) * 100
+        summary[key] = m
+        grouping, k = key
+        print(f"| {grouping} | {'-' if k == 1 else k} | {len(results[key])} | {m[0]:.1f} % | {m[1]:.1f} % | "
+              f"{m[2]:.1f} % | {m[3]:.1f} % | {m[4]:.1f} % |")
+    print()
+    print("re-id: share of the attacker's raw windows (or, per person, of participants with their windows' scores "
+          "averaged) attributed to the right participant, ties among identical released vectors split evenly; "
+          "activity: balanced accuracy (chance 50 %). Means over the releases.")
+    raw_m = summary[("raw", 1)]
+    chance = 100 / len(people)
+    for (grouping, k), m in summary.items():
+        if k == 1:
+            continue
+        groups = len(people) // k
+        bound = 100 * groups / len(people)  # mean of 1/|group| over participants: groups / N
+        print(f"{grouping} k = {k}: re-identification {m[0] / chance:.2f}x chance per window (1-NN), "
+              f"{m[2]:.1f} % per person (1-NN; an attacker who only learns each person's group gets "
+              f"{bound:.1f} %); activity above chance kept: {100 * (m[3] - 50) / (raw_m[3] - 50):.0f} % (1-NN), "
+              f"{100 * (m[4] - 50) / (raw_m[4] - 50):.0f} % (RBF)")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        ks = [1] + sorted(k for g, k in summary if g == "task")
+        row = lambda k: summary[("raw", 1)] if k == 1 else summary[("task", k)]
+        fig, ax = plt.subplots(figsize=(6.4, 5.2))
+        ax.plot(ks, [row(k)[0] for k in ks], "o-", label="re-identification, 1-NN")
+        ax.plot(ks, [row(k)[1] for k in ks], "s-", label="re-identification, RBF network")
+        ax.plot(ks, [row(k)[2] for k in ks], "^-", label="re-identification, 1-NN per person")
+        across = sorted(k for g, k in summary if g == "across")
+        ax.plot(across, [summary[("across", k)][2] for k in across], "^", color="black",
+                label="re-identification, 1-NN per person, one grouping across tasks")
+        ax.plot(ks, [row(k)[3] for k in ks], "o--", label="activity (way/shop, balanced), 1-NN")
+        ax.plot(ks, [row(k)[4] for k in ks], "s--", label="activity, RBF network")
+        ax.axhline(100 / len(people), color="grey", lw=0.8, label=f"chance 1/{len(people)}")
+        ax.set_xlabel("k (1 = raw data)")
+        ax.set_ylabel("accuracy on raw data of the other span (%)")
+        ax.set_ylim(0, 100)
+        ax.set_title("k-same-select sequence on Hoppe et al. features")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+        fig.tight_layout()
+        fig.savefig(png, dpi=120)
+    except ImportError:
+        print("(matplotlib missing: no plot)")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "numpy-time":
+        numpy_time(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "attack":
+        attack(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        sys.exit(__doc__)
