@@ -33,4 +33,4 @@ FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace
   AND p.proname IN ('register_dataset', 'grant_budget', 'revoke_budget', 'charge_budget', 'preview_cost',
                     'budget_after', 'release_count', '_apply_charge')
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;

@@ -30,7 +30,7 @@ SELECT mechanism, epsilon, guarantee, parameters ->> 'source' AS source FROM gaz
 WHERE mechanism = 'kaleido_live';
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.prosecdef
 FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN ('release_kaleido', 'kaleido')
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;
 RESET gazepriv.seed;
 
 -- Heatmaps: dp_heatmap charges spec.dataset once per released group, before the group's noise; analysts use
@@ -62,5 +62,5 @@ FROM (SELECT gazepriv.gaze_map(participant, x, y, 500, 400, 1, 100) AS m FROM bu
 SELECT count(*) AS heatmap_charges_now FROM gazepriv.ledger WHERE mechanism = 'dp_heatmap' AND role = 'postgres'::regrole;
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.prosecdef
 FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN ('release_heatmap', 'privatize')
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;
 RESET gazepriv.seed;

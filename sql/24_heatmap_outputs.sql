@@ -54,11 +54,11 @@ FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace
   AND (p.proname LIKE '%heatmap%' OR p.proname IN ('gaze_map', '_gaze_map_sfunc', '_gaze_map_final', 'privatize',
                                                   'optimal_cap', '_optimal_cap_sfunc', '_optimal_cap_final'))
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;
 -- Every aggregate of this area combines, is parallel safe, keeps its state read-only in the final function,
 -- and ships a real (non-internal) state type.
 SELECT a.aggfnoid::regprocedure AS aggregate, a.aggcombinefn <> 0 AS combines, a.aggfinalmodify AS final_modify,
        a.aggtranstype::regtype AS state, p.proparallel
 FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND a.aggtranstype = 'gazepriv.heatmap_state'::regtype
-ORDER BY 1::text;
+ORDER BY (a.aggfnoid::regprocedure)::text;

@@ -70,6 +70,6 @@ WHERE p.pronamespace = 'gazepriv'::regnamespace
                     '_make_trace_finalfunc', 'make_trace', 'trace_samples', 'screen_geometry', 'camera_geometry', 'linear_geometry',
                     'ivt', 'idt', 'detect_events', 'label_samples', 'feature_windows', 'feature_names',
                     'feature_catalog')
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;
 SELECT a.aggfnoid::regprocedure AS aggregate, a.aggcombinefn, a.aggfinalmodify, a.aggtranstype::regtype
-FROM pg_aggregate a WHERE a.aggfnoid::regproc::text LIKE 'gazepriv.make_trace%' ORDER BY 1::text;
+FROM pg_aggregate a WHERE a.aggfnoid::regproc::text LIKE 'gazepriv.make_trace%' ORDER BY (a.aggfnoid::regprocedure)::text;

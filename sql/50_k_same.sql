@@ -158,4 +158,4 @@ WHERE p.pronamespace = 'gazepriv'::regnamespace
   AND p.proname IN ('k_same_select', 'k_same_select_cost', 'release_k_same_select', 'generalize_demographics',
                     'generalize_demographics_ranges', 'generalize_demographics_cost', 'k_anonymity',
                     'k_anonymity_classes')
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;

@@ -78,7 +78,7 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.proisstrict, p.prosecdef
 FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname LIKE '%pd\_%'
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;
 -- Who may call what: analysts release only through pd_release; the internal reader is not PUBLIC's.
 SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE') AS public,
        has_function_privilege('gazepriv_analyst', p.oid, 'EXECUTE') AS analyst

@@ -179,7 +179,7 @@ RESET gazepriv.seed;
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.proisstrict, p.prosecdef
 FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname LIKE 'kaleido%'
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;
 
 RESET search_path;
 SET client_min_messages = warning;

@@ -44,4 +44,4 @@ WHERE p.pronamespace = 'gazepriv'::regnamespace
   AND p.proname IN ('version', 'gaussian_sigma', 'gaussian_epsilon', 'gaussian_delta', 'laplace_scale',
                     'zcdp_rho', 'zcdp_epsilon', 'zcdp_delta', 'laplace_noise', 'gaussian_noise',
                     'discrete_laplace_noise', 'discrete_gaussian_noise', 'laplace_mechanism', 'gaussian_mechanism')
-ORDER BY 1::text;
+ORDER BY (p.oid::regprocedure)::text;
