@@ -66,6 +66,7 @@ public:
 
     double grid() const { return grid_; }
     double scale() const { return grid_ * units_.value(); } // the effective Laplace scale
+    RationalScale units() const { return units_; }          // the scale in grid units, exactly
     double noise(Rng& rng) const;
     double release(double value, Rng& rng) const; // value rounded to the grid plus noise
 
