@@ -57,18 +57,22 @@ std::vector<double> empirical_ranges(const SeriesRows& rows, std::size_t feature
 
 } // namespace
 
-PreparedExponentialDp prepare_exponential_dp(const SeriesRows& rows, const ExponentialDpConfig& config,
-                                             const CancelCheck& cancel) {
+void check_exponential_dp_config(const ExponentialDpConfig& config) {
     require_positive("epsilon", config.epsilon);
     if (config.sensitivity == SensitivityMode::Clipped && config.bounds.empty())
         throw InvalidArgument(
             "sensitivity => 'clipped' needs public bounds => ARRAY[lo, hi] (or one [lo, hi] row "
             "per feature); sensitivity => 'empirical' is the papers' data-dependent (non-private) "
             "range");
+}
+
+PreparedExponentialDp prepare_exponential_dp(const SeriesRows& rows, const ExponentialDpConfig& config,
+                                             const CancelCheck& cancel, const SignalStorage& storage) {
+    check_exponential_dp_config(config);
     const std::size_t features = rows.feature != nullptr ? rows.features : rows.width;
     std::vector<FeatureBounds> bounds = expand_bounds(config.bounds, features);
-    PreparedExponentialDp prepared{assemble_series(rows, config.length, Padding::RepeatLast, bounds, cancel),
-                                   {}};
+    PreparedExponentialDp prepared{
+        assemble_series(rows, config.length, Padding::RepeatLast, bounds, cancel, storage), {}};
     ExponentialDpPlan& plan = prepared.plan;
     if (config.sensitivity == SensitivityMode::Clipped) {
         for (const FeatureBounds& b : bounds)

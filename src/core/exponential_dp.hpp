@@ -53,9 +53,13 @@ struct PreparedExponentialDp {
     ExponentialDpPlan plan;
 };
 
+// Checks the parameters that need no data, so that a bad call fails before any row is read.
+void check_exponential_dp_config(const ExponentialDpConfig& config);
+
 // Reads the rows (padding by repeating the last value), computes the ranges and the cost.
 PreparedExponentialDp prepare_exponential_dp(const SeriesRows& rows, const ExponentialDpConfig& config,
-                                             const CancelCheck& cancel = CancelCheck());
+                                             const CancelCheck& cancel = CancelCheck(),
+                                             const SignalStorage& storage = nullptr);
 
 // Adds the variant's noise to every value in place (a feature with a zero empirical range gets none).
 void release_exponential_dp(PreparedExponentialDp& prepared, const ExponentialDpConfig& config, Rng& rng,

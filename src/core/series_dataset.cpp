@@ -69,116 +69,171 @@ const char* name_or_empty(const char* const* names, std::size_t id) {
 
 } // namespace
 
+SignalGroup::SignalGroup(const SignalGroup& other)
+    : recording(other.recording), participants(other.participants), length(other.length) {
+    owned.resize(other.signals.size() * length);
+    for (std::size_t i = 0; i < other.signals.size(); ++i) {
+        signals.push_back(owned.data() + i * length);
+        std::copy(other.signals[i], other.signals[i] + length, signals.back());
+    }
+}
+
+SignalGroup& SignalGroup::operator=(const SignalGroup& other) {
+    if (this != &other)
+        *this = SignalGroup(other);
+    return *this;
+}
+
 SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Padding padding,
-                              const std::vector<FeatureBounds>& bounds, const CancelCheck& cancel) {
+                              const std::vector<FeatureBounds>& bounds, const CancelCheck& cancel,
+                              const SignalStorage& storage) {
     check_rows(rows);
     const bool long_rows = rows.feature != nullptr;
     const std::size_t features = long_rows ? rows.features : rows.width;
     if (!bounds.empty() && bounds.size() != features)
         throw InternalError("series rows: bounds not expanded to the features");
-    const std::uint64_t signals_per_participant = long_rows ? features : 1;
+    const std::uint64_t signals_per_pair = long_rows ? features : 1;
     std::uint64_t key_limit = 0;
     if (__builtin_mul_overflow(std::uint64_t(rows.recordings), std::uint64_t(rows.participants),
                                &key_limit) ||
-        __builtin_mul_overflow(key_limit, signals_per_participant, &key_limit))
+        __builtin_mul_overflow(key_limit, signals_per_pair, &key_limit))
         throw LimitExceeded("too many recordings x participants x features");
 
-    // Order the rows by signal, then t (they usually arrive ordered already).
+    // Order the rows by signal (participant, recording, feature), then t. Tables are usually stored in
+    // that order already, so the sort is mostly skipped.
     std::vector<RowKey> keys(rows.count);
     bool ordered = true;
     for (std::size_t i = 0; i < rows.count; ++i) {
         cancel.poll(i);
-        const std::uint64_t pair = std::uint64_t(rows.recording[i]) * rows.participants + rows.participant[i];
-        keys[i] = {pair * signals_per_participant + (long_rows ? std::uint64_t(rows.feature[i]) : 0),
-                   rows.t[i], static_cast<std::uint32_t>(i)};
+        const std::uint64_t pair = std::uint64_t(rows.participant[i]) * rows.recordings + rows.recording[i];
+        keys[i] = {pair * signals_per_pair + (long_rows ? std::uint64_t(rows.feature[i]) : 0), rows.t[i],
+                   static_cast<std::uint32_t>(i)};
         if (i > 0 && keys[i] < keys[i - 1])
             ordered = false;
     }
     if (!ordered)
         std::sort(keys.begin(), keys.end());
 
-    // Pass 1: the groups, their participants and the longest signal of each.
+    // The groups: one per recording with rows, in recording order.
     SeriesDataset data;
     data.features = features;
     data.length_from_data = length == 0;
-    std::vector<std::size_t> longest;
-    std::size_t run = 0;
+    std::vector<std::size_t> group_of(rows.recordings, 0);
+    {
+        std::vector<bool> present(rows.recordings, false);
+        for (std::size_t i = 0; i < rows.count; ++i)
+            present[static_cast<std::size_t>(rows.recording[i])] = true;
+        for (std::size_t r = 0; r < rows.recordings; ++r) {
+            if (!present[r])
+                continue;
+            group_of[r] = data.groups.size();
+            data.groups.push_back({});
+            data.groups.back().recording = r;
+        }
+    }
+
+    // Pass 1: each signal's group, participant slot and number of rows; the participants of each group
+    // (in increasing order, since keys are participant-major) and the longest signal of each group.
+    struct Slot {
+        std::size_t group, participant, feature, rows;
+    };
+    std::vector<Slot> slots; // one per signal, in key order
+    std::vector<std::size_t> longest(data.groups.size(), 0);
     for (std::size_t i = 0; i < keys.size(); ++i) {
-        const std::uint64_t pair = keys[i].signal / signals_per_participant;
-        const std::size_t recording = pair / rows.participants, participant = pair % rows.participants;
+        const std::uint64_t pair = keys[i].signal / signals_per_pair;
+        const std::size_t participant = pair / rows.recordings, recording = pair % rows.recordings;
         const bool new_signal = i == 0 || keys[i].signal != keys[i - 1].signal;
         if (!new_signal && keys[i].t == keys[i - 1].t)
             throw InvalidArgument("t must be unique within each signal: participant \"" +
                                   std::string(name_or_empty(rows.participant_names, participant)) +
                                   "\", recording \"" + name_or_empty(rows.recording_names, recording) +
                                   "\" has two rows at t = " + format_number(keys[i].t));
-        run = new_signal ? 1 : run + 1;
-        if (data.groups.empty() || data.groups.back().recording != recording) {
-            data.groups.push_back({});
-            data.groups.back().recording = recording;
-            longest.push_back(0);
+        const std::size_t g = group_of[recording];
+        SignalGroup& group = data.groups[g];
+        if (new_signal) {
+            if (group.participants.empty() || group.participants.back() != participant)
+                group.participants.push_back(participant);
+            const std::size_t feature =
+                long_rows ? static_cast<std::size_t>(keys[i].signal % signals_per_pair) : 0;
+            slots.push_back({g, group.participants.size() - 1, feature, 0});
         }
-        SignalGroup& group = data.groups.back();
-        if (group.participants.empty() || group.participants.back() != participant)
-            group.participants.push_back(participant);
-        longest.back() = std::max(longest.back(), run);
+        longest[g] = std::max(longest[g], ++slots.back().rows);
     }
 
-    // Pass 2: place the values; positions past a signal's rows stay NaN until pass 3.
     std::vector<double> pad(features, 0.0);
     for (std::size_t f = 0; f < bounds.size(); ++f)
         pad[f] = std::clamp(0.0, bounds[f].lo, bounds[f].hi);
-    for (std::size_t gi = 0; gi < data.groups.size(); ++gi) {
-        SignalGroup& group = data.groups[gi];
-        group.length = length > 0 ? length : longest[gi];
+    for (std::size_t g = 0; g < data.groups.size(); ++g) {
+        SignalGroup& group = data.groups[g];
+        group.length = length > 0 ? length : longest[g];
         const std::size_t cells = features * group.participants.size() * group.length;
         if (cells / group.length / features != group.participants.size() || cells > (std::size_t{1} << 34))
             throw LimitExceeded("the padded signals of one recording exceed 2^34 values");
-        group.values.assign(cells, std::numeric_limits<double>::quiet_NaN());
+        // Every value is written below, so the storage is not initialised.
+        group.signals.assign(features * group.participants.size(), nullptr);
+        if (storage)
+            for (std::size_t slot = 0; slot < group.signals.size(); ++slot)
+                group.signals[slot] = storage(g, slot, group.length);
+        if (!storage || std::count(group.signals.begin(), group.signals.end(), nullptr) > 0) {
+            group.owned.resize(cells);
+            for (std::size_t i = 0; i < group.signals.size(); ++i)
+                if (group.signals[i] == nullptr)
+                    group.signals[i] = group.owned.data() + i * group.length;
+        }
     }
-    std::size_t g = 0, p = 0, position = 0;
+
+    // Pass 2: place each value clipped, or fill a missing one (the padding value, or the value before
+    // it for RepeatLast).
+    auto place = [&](double* x, std::size_t position, std::size_t f, double v) {
+        if (std::isfinite(v))
+            x[position] = bounds.empty() ? v : std::clamp(v, bounds[f].lo, bounds[f].hi);
+        else
+            x[position] = padding == Padding::RepeatLast && position > 0 ? x[position - 1] : pad[f];
+    };
+    std::size_t signal = 0, position = 0;
     for (std::size_t i = 0; i < keys.size(); ++i) {
         cancel.poll(i);
-        const std::uint64_t pair = keys[i].signal / signals_per_participant;
-        const std::size_t recording = pair / rows.participants, participant = pair % rows.participants;
         if (i == 0 || keys[i].signal != keys[i - 1].signal) {
+            signal += i == 0 ? 0 : 1;
             position = 0;
-            while (data.groups[g].recording != recording)
-                ++g, p = 0;
-            while (data.groups[g].participants[p] != participant)
-                ++p;
         } else {
             ++position;
         }
-        SignalGroup& group = data.groups[g];
+        const Slot& slot = slots[signal];
+        SignalGroup& group = data.groups[slot.group];
         if (position >= group.length)
             continue; // truncated to the public length
         const std::size_t row = keys[i].row;
         if (long_rows) {
-            const auto f = static_cast<std::size_t>(rows.feature[row]);
-            group.signal(f, p)[position] = rows.values[row];
-        } else {
-            for (std::size_t f = 0; f < features; ++f)
-                group.signal(f, p)[position] = rows.values[row * rows.width + f];
+            place(group.signal(slot.feature, slot.participant), position, slot.feature, rows.values[row]);
+            continue;
         }
+        const double* in = rows.values + row * rows.width;
+        for (std::size_t f = 0; f < features; ++f)
+            place(group.signal(f, slot.participant), position, f, in[f]);
     }
 
-    // Pass 3: clip, fill missing values and pad.
-    std::size_t polled = 0;
-    for (SignalGroup& group : data.groups) {
-        for (std::size_t f = 0; f < features; ++f) {
-            for (std::size_t q = 0; q < group.participants.size(); ++q) {
-                cancel.poll(polled++);
+    // Pass 3: pad each signal after its rows (long form: signals without any row are all padding).
+    std::vector<std::vector<std::size_t>> filled(
+        data.groups.size()); // rows placed, per participant x feature
+    for (std::size_t g = 0; g < data.groups.size(); ++g)
+        filled[g].assign(data.groups[g].participants.size() * features, 0);
+    for (const Slot& slot : slots) {
+        const std::size_t placed = std::min(slot.rows, data.groups[slot.group].length);
+        if (long_rows)
+            filled[slot.group][slot.participant * features + slot.feature] = placed;
+        else
+            for (std::size_t f = 0; f < features; ++f)
+                filled[slot.group][slot.participant * features + f] = placed;
+    }
+    for (std::size_t g = 0; g < data.groups.size(); ++g) {
+        SignalGroup& group = data.groups[g];
+        for (std::size_t q = 0; q < group.participants.size(); ++q) {
+            for (std::size_t f = 0; f < features; ++f) {
                 double* x = group.signal(f, q);
-                double previous = pad[f];
-                for (std::size_t t = 0; t < group.length; ++t) {
-                    if (std::isfinite(x[t])) {
-                        x[t] = bounds.empty() ? x[t] : std::clamp(x[t], bounds[f].lo, bounds[f].hi);
-                        previous = x[t];
-                    } else {
-                        x[t] = padding == Padding::RepeatLast ? previous : pad[f];
-                    }
-                }
+                const std::size_t placed = filled[g][q * features + f];
+                const double fill = padding == Padding::RepeatLast && placed > 0 ? x[placed - 1] : pad[f];
+                std::fill(x + placed, x + group.length, fill);
             }
         }
     }

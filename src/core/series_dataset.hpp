@@ -10,7 +10,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cancel.hpp"
@@ -50,20 +54,43 @@ enum class Padding {
     RepeatLast, // the signal's last value (Steil et al.); a missing value repeats the one before it
 };
 
-// One recording's signals: values[(feature * participants + p) * length + t].
+// A std::allocator that leaves new elements of trivial types uninitialised (resize without zeroing:
+// assembly writes every value of the padded signals itself).
+template <typename T> struct UninitialisedAllocator : std::allocator<T> {
+    template <typename U> struct rebind { using other = UninitialisedAllocator<U>; };
+    UninitialisedAllocator() = default;
+    template <typename U> UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+    template <typename U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+    template <typename U, typename... Args> void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+
+// One recording's signals, each `length` values long: signal(feature, p) for p indexing participants.
+// The values live in storage the caller provides (see SignalStorage) or in `owned`.
 struct SignalGroup {
     std::size_t recording = 0;             // id
     std::vector<std::size_t> participants; // ids, ascending
     std::size_t length = 0;
-    std::vector<double> values;
+    std::vector<double*> signals; // [feature * participants.size() + p]
+    std::vector<double, UninitialisedAllocator<double>> owned;
 
-    double* signal(std::size_t feature, std::size_t p) {
-        return values.data() + (feature * participants.size() + p) * length;
-    }
+    double* signal(std::size_t feature, std::size_t p) { return signals[feature * participants.size() + p]; }
     const double* signal(std::size_t feature, std::size_t p) const {
-        return values.data() + (feature * participants.size() + p) * length;
+        return signals[feature * participants.size() + p];
     }
+
+    SignalGroup() = default;
+    SignalGroup(SignalGroup&&) = default; // a moved vector keeps its buffer: the pointers stay valid
+    SignalGroup& operator=(SignalGroup&&) = default;
+    SignalGroup(const SignalGroup& other); // a deep copy into owned storage
+    SignalGroup& operator=(const SignalGroup& other);
 };
+
+// Storage for signals[slot] (slot = feature * participants + p) of the group with this index, `length`
+// values; nullptr puts it in the group's own storage. Lets the glue have the signals written straight
+// into its result arrays.
+using SignalStorage = std::function<double*(std::size_t group, std::size_t slot, std::size_t length)>;
 
 struct SeriesDataset {
     std::size_t features = 0;
@@ -75,7 +102,8 @@ struct SeriesDataset {
 // > 0, pads, fills missing values and clips to the bounds (one per feature, or none).
 SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Padding padding,
                               const std::vector<FeatureBounds>& bounds,
-                              const CancelCheck& cancel = CancelCheck());
+                              const CancelCheck& cancel = CancelCheck(),
+                              const SignalStorage& storage = nullptr);
 
 } // namespace gazepriv::core
 

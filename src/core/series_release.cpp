@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "core/errors.hpp"
 #include "core/fast_laplace.hpp"
@@ -158,10 +159,10 @@ double bound_magnitude(const FeatureBounds& b) {
 }
 
 // The mechanism of one FPA block, or none for a zero (empirical) sensitivity.
-std::unique_ptr<GridLaplace> block_mechanism(const SeriesReleaseConfig& config, const SeriesPlan& plan,
-                                             std::size_t feature, std::size_t m, std::size_t k, double l2) {
+std::optional<GridLaplace> block_mechanism(const SeriesReleaseConfig& config, const SeriesPlan& plan,
+                                           std::size_t feature, std::size_t m, std::size_t k, double l2) {
     if (l2 == 0)
-        return nullptr;
+        return std::nullopt;
     double slack = 0;
     if (config.sensitivity == SensitivityMode::Clipped) {
         const FeatureBounds& b = plan.bounds[feature];
@@ -169,7 +170,7 @@ std::unique_ptr<GridLaplace> block_mechanism(const SeriesReleaseConfig& config, 
                                                                 : bound_magnitude(b);
         slack = fft_rounding_l1(m, fpa_coordinates(m, k), sup);
     }
-    return std::make_unique<GridLaplace>(fpa_mechanism(m, k, l2, config.epsilon, slack));
+    return fpa_mechanism(m, k, l2, config.epsilon, slack);
 }
 
 } // namespace
@@ -184,44 +185,65 @@ double fft_rounding_l1(std::size_t m, std::size_t coordinates, double sup) {
 }
 
 PreparedSeries prepare_series_release(const SeriesRows& rows, const SeriesReleaseConfig& config,
-                                      const CancelCheck& cancel) {
+                                      const CancelCheck& cancel, const SignalStorage& storage) {
     check_series_release_config(config);
     const std::size_t features = rows.feature != nullptr ? rows.features : rows.width;
     std::vector<FeatureBounds> bounds = expand_bounds(config.bounds, features);
-    PreparedSeries prepared{assemble_series(rows, config.length, Padding::Constant, bounds, cancel), {}};
+    PreparedSeries prepared{assemble_series(rows, config.length, Padding::Constant, bounds, cancel, storage),
+                            {}};
     prepared.plan = plan(config, prepared.data, std::move(bounds));
     return prepared;
 }
 
-std::vector<double> pairwise_max_distance(const double* signals, std::size_t participants, std::size_t n,
-                                          std::size_t chunk, int norm, const CancelCheck& cancel) {
-    const std::size_t chunks = chunk_count(n, chunk);
-    std::vector<double> best(chunks, 0.0);
+namespace {
+
+// sum_t |a_t - b_t| (norm 1) or sum_t (a_t - b_t)^2 over m samples, with four partial sums so that the
+// additions do not wait on each other.
+template <int Norm> double block_distance(const double* a, const double* b, std::size_t m) {
+    auto term = [](double d) { return Norm == 1 ? std::fabs(d) : d * d; };
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::size_t t = 0;
+    for (; t + 4 <= m; t += 4) {
+        s0 += term(a[t] - b[t]);
+        s1 += term(a[t + 1] - b[t + 1]);
+        s2 += term(a[t + 2] - b[t + 2]);
+        s3 += term(a[t + 3] - b[t + 3]);
+    }
+    for (; t < m; ++t)
+        s0 += term(a[t] - b[t]);
+    return (s0 + s1) + (s2 + s3);
+}
+
+template <int Norm>
+void pairwise_max(const double* const* signals, std::size_t participants, std::size_t n, std::size_t chunk,
+                  std::vector<double>& best, const CancelCheck& cancel) {
     std::size_t pair = 0;
     for (std::size_t p = 0; p < participants; ++p) {
-        const double* a = signals + p * n;
         for (std::size_t q = p + 1; q < participants; ++q) {
             cancel.poll(pair++);
-            const double* b = signals + q * n;
-            for (std::size_t c = 0; c < chunks; ++c) {
-                const std::size_t first = c * chunk, last = std::min(n, first + chunk);
-                double sum = 0;
-                if (norm == 1) {
-                    for (std::size_t t = first; t < last; ++t)
-                        sum += std::fabs(a[t] - b[t]);
-                } else {
-                    for (std::size_t t = first; t < last; ++t) {
-                        const double d = a[t] - b[t];
-                        sum += d * d;
-                    }
-                }
-                best[c] = std::max(best[c], sum);
+            const double* a = signals[p];
+            const double* b = signals[q];
+            for (std::size_t c = 0, first = 0; first < n; ++c, first += chunk) {
+                const std::size_t m = std::min(chunk, n - first);
+                best[c] = std::max(best[c], block_distance<Norm>(a + first, b + first, m));
             }
         }
     }
-    if (norm == 2)
-        for (double& v : best)
-            v = std::sqrt(v);
+}
+
+} // namespace
+
+std::vector<double> pairwise_max_distance(const double* const* signals, std::size_t participants,
+                                          std::size_t n, std::size_t chunk, int norm,
+                                          const CancelCheck& cancel) {
+    std::vector<double> best(chunk_count(n, chunk), 0.0);
+    if (norm == 1) {
+        pairwise_max<1>(signals, participants, n, chunk, best, cancel);
+        return best;
+    }
+    pairwise_max<2>(signals, participants, n, chunk, best, cancel);
+    for (double& v : best)
+        v = std::sqrt(v);
     return best;
 }
 
@@ -250,49 +272,57 @@ std::vector<double> series_sensitivities(const SeriesReleaseConfig& config, cons
         return result;
     }
     const std::size_t participants = group.participants.size();
-    const double* signals = group.signal(feature, 0);
+    const double* const* signals = &group.signals[feature * participants];
     if (config.method != SeriesMethod::Dcfpa)
         return pairwise_max_distance(signals, participants, n, chunk,
                                      config.method == SeriesMethod::Lpa ? 1 : 2, cancel);
     std::vector<double> differences(participants * n);
-    for (std::size_t p = 0; p < participants; ++p)
-        chunk_differences(signals + p * n, n, chunk, differences.data() + p * n);
-    return pairwise_max_distance(differences.data(), participants, n, chunk, 2, cancel);
+    std::vector<const double*> rows(participants);
+    for (std::size_t p = 0; p < participants; ++p) {
+        chunk_differences(signals[p], n, chunk, differences.data() + p * n);
+        rows[p] = differences.data() + p * n;
+    }
+    return pairwise_max_distance(rows.data(), participants, n, chunk, 2, cancel);
+}
+
+void release_feature(SignalGroup& group, std::size_t feature, const SeriesReleaseConfig& config,
+                     const SeriesPlan& plan, std::size_t k, const std::vector<double>& sensitivity, Rng& rng,
+                     const CancelCheck& cancel) {
+    const std::size_t n = group.length, participants = group.participants.size();
+    if (config.method == SeriesMethod::Lpa) {
+        if (sensitivity[0] == 0)
+            return; // all participants equal: the paper's lambda = 0
+        const GridLaplace noise = GridLaplace::mechanism(sensitivity[0], config.epsilon, n);
+        for (std::size_t p = 0; p < participants; ++p)
+            release_fast(noise, group.signal(feature, p), group.signal(feature, p), n, rng, cancel);
+        return;
+    }
+    const std::size_t chunk = is_chunked(config.method) ? config.chunk : n;
+    const auto block = config.method == SeriesMethod::Dcfpa ? dcfpa_block : fpa_block;
+    std::shared_ptr<RealFft> fft;
+    for (std::size_t c = 0; c < sensitivity.size(); ++c) {
+        const std::size_t first = c * chunk, m = std::min(chunk, n - first);
+        const std::size_t km = chunk_k(k, m);
+        if (!fft || fft->size() != m)
+            fft = real_fft(m);
+        const auto noise = block_mechanism(config, plan, feature, m, km, sensitivity[c]);
+        for (std::size_t p = 0; p < participants; ++p) {
+            cancel.poll(c * participants + p);
+            double* x = group.signal(feature, p) + first;
+            block(x, m, km, noise ? &*noise : nullptr, *fft, x, rng);
+        }
+    }
 }
 
 void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config, Rng& rng,
                     const CancelCheck& cancel) {
-    const SeriesPlan& plan = prepared.plan;
-    std::size_t polled = 0;
     for (std::size_t g = 0; g < prepared.data.groups.size(); ++g) {
         SignalGroup& group = prepared.data.groups[g];
-        const std::size_t n = group.length, participants = group.participants.size();
         for (std::size_t f = 0; f < prepared.data.features; ++f) {
             cancel.now();
-            const std::vector<double> sensitivity = series_sensitivities(config, plan, group, f, cancel);
-            if (config.method == SeriesMethod::Lpa) {
-                if (sensitivity[0] == 0)
-                    continue; // all participants equal: the paper's lambda = 0
-                const GridLaplace noise = GridLaplace::mechanism(sensitivity[0], config.epsilon, n);
-                for (std::size_t p = 0; p < participants; ++p)
-                    release_fast(noise, group.signal(f, p), group.signal(f, p), n, rng, cancel);
-                continue;
-            }
-            const std::size_t chunk = is_chunked(config.method) ? config.chunk : n;
-            const auto block = config.method == SeriesMethod::Dcfpa ? dcfpa_block : fpa_block;
-            std::shared_ptr<RealFft> fft;
-            for (std::size_t c = 0; c < sensitivity.size(); ++c) {
-                const std::size_t first = c * chunk, m = std::min(chunk, n - first);
-                const std::size_t k = chunk_k(plan.k[g], m);
-                if (!fft || fft->size() != m)
-                    fft = real_fft(m);
-                const auto noise = block_mechanism(config, plan, f, m, k, sensitivity[c]);
-                for (std::size_t p = 0; p < participants; ++p) {
-                    cancel.poll(polled++);
-                    double* x = group.signal(f, p) + first;
-                    block(x, m, k, noise.get(), *fft, x, rng);
-                }
-            }
+            const std::vector<double> sensitivity =
+                series_sensitivities(config, prepared.plan, group, f, cancel);
+            release_feature(group, f, config, prepared.plan, prepared.plan.k[g], sensitivity, rng, cancel);
         }
     }
 }

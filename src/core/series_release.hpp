@@ -69,21 +69,22 @@ struct SeriesPlan {
 };
 
 // Reads the rows into padded signals (bounds expanded to the features, values clipped, padding
-// Constant) and computes the plan: the cost of the release from the parameters and the shape of the
-// data only, before any noise is drawn. Errors for k above a recording's limit and for the empirical
-// sensitivity of a recording with fewer than two participants.
+// Constant; in `storage` when given) and computes the plan: the cost of the release from the parameters and
+// the shape of the data only, before any noise is drawn. Errors for k above a recording's limit and for the
+// empirical sensitivity of a recording with fewer than two participants.
 struct PreparedSeries {
     SeriesDataset data;
     SeriesPlan plan;
 };
 PreparedSeries prepare_series_release(const SeriesRows& rows, const SeriesReleaseConfig& config,
-                                      const CancelCheck& cancel = CancelCheck());
+                                      const CancelCheck& cancel = CancelCheck(),
+                                      const SignalStorage& storage = nullptr);
 
 // Eq. 7 on each chunk of `chunk` samples (the last may be shorter; chunk >= n for one whole-signal
 // value): the largest L_norm distance (norm 1 or 2) between two of the participants' signals
-// (row-major, participants x n). Zero for fewer than two participants.
-std::vector<double> pairwise_max_distance(const double* signals, std::size_t participants, std::size_t n,
-                                          std::size_t chunk, int norm,
+// (signals[p] has n values). Zero for fewer than two participants.
+std::vector<double> pairwise_max_distance(const double* const* signals, std::size_t participants,
+                                          std::size_t n, std::size_t chunk, int norm,
                                           const CancelCheck& cancel = CancelCheck());
 
 // The sensitivity of each chunk (one value for LPA and FPA) of a feature of a group, as the release
@@ -91,6 +92,13 @@ std::vector<double> pairwise_max_distance(const double* signals, std::size_t par
 std::vector<double> series_sensitivities(const SeriesReleaseConfig& config, const SeriesPlan& plan,
                                          const SignalGroup& group, std::size_t feature,
                                          const CancelCheck& cancel = CancelCheck());
+
+// Releases feature `feature` of every participant of one group in place, with k for a full block (0
+// for LPA) and the sensitivities series_sensitivities gives: the step release_series repeats for each
+// group and feature (exposed for the benchmark's k sweeps).
+void release_feature(SignalGroup& group, std::size_t feature, const SeriesReleaseConfig& config,
+                     const SeriesPlan& plan, std::size_t k, const std::vector<double>& sensitivity, Rng& rng,
+                     const CancelCheck& cancel = CancelCheck());
 
 // Releases every signal of prepared.data in place.
 void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config, Rng& rng,

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -133,16 +134,17 @@ TEST(SeriesDataset, LongRowsAndBounds) {
 
 TEST(SeriesRelease, EquationSevenOnAHandExample) {
     // Three participants, n = 4: L2 distances sqrt2, 5, sqrt21; L1 distances 2, 7, 7.
-    const std::vector<double> s{0, 0, 0, 0, /**/ 1, 1, 0, 0, /**/ 0, 3, 0, 4};
-    EXPECT_DOUBLE_EQ(pairwise_max_distance(s.data(), 3, 4, 4, 2)[0], 5.0);
-    EXPECT_DOUBLE_EQ(pairwise_max_distance(s.data(), 3, 4, 4, 1)[0], 7.0);
+    const std::vector<double> p0{0, 0, 0, 0}, p1{1, 1, 0, 0}, p2{0, 3, 0, 4};
+    const double* s[] = {p0.data(), p1.data(), p2.data()};
+    EXPECT_DOUBLE_EQ(pairwise_max_distance(s, 3, 4, 4, 2)[0], 5.0);
+    EXPECT_DOUBLE_EQ(pairwise_max_distance(s, 3, 4, 4, 1)[0], 7.0);
     // Chunks of 2: first halves max 3 (p0-p2), second halves max 4.
-    EXPECT_EQ(pairwise_max_distance(s.data(), 3, 4, 2, 2), (std::vector<double>{3, 4}));
+    EXPECT_EQ(pairwise_max_distance(s, 3, 4, 2, 2), (std::vector<double>{3, 4}));
     // Chunks of 3: [0..3) max 3 (p0-p2: 0,3,0 beats p1-p2: 1,-2,0), last chunk of one sample max 4.
-    const auto three = pairwise_max_distance(s.data(), 3, 4, 3, 2);
+    const auto three = pairwise_max_distance(s, 3, 4, 3, 2);
     EXPECT_DOUBLE_EQ(three[0], 3.0);
     EXPECT_DOUBLE_EQ(three[1], 4.0);
-    EXPECT_EQ(pairwise_max_distance(s.data(), 1, 4, 4, 2)[0], 0.0);
+    EXPECT_EQ(pairwise_max_distance(s, 1, 4, 4, 2)[0], 0.0);
 }
 
 TEST(SeriesRelease, PlanCostsEveryChunkOfEveryRecordingUnderParticipantSemantics) {
@@ -250,10 +252,13 @@ TEST(SeriesRelease, HugeEpsilonReleasesTheClippedInputAndEmpiricalMatchesEquatio
     const PreparedSeries prepared = prepare_series_release(rows.view(), config);
     const SignalGroup& group = prepared.data.groups[0];
     std::vector<double> d(4 * 100);
-    for (std::size_t p = 0; p < 4; ++p)
+    std::vector<const double*> rows_of_d;
+    for (std::size_t p = 0; p < 4; ++p) {
         chunk_differences(group.signal(0, p), 100, 32, d.data() + p * 100);
+        rows_of_d.push_back(d.data() + p * 100);
+    }
     EXPECT_EQ(series_sensitivities(config, prepared.plan, group, 0),
-              pairwise_max_distance(d.data(), 4, 100, 32, 2));
+              pairwise_max_distance(rows_of_d.data(), 4, 100, 32, 2));
 }
 
 TEST(SeriesRelease, IdenticalParticipantsHaveZeroSensitivityAndGetNoNoise) {
@@ -355,4 +360,36 @@ TEST(ExponentialDp, PaperVariantIsTheLogOfAnExponential) {
     EXPECT_TRUE(prepared.plan.cost.non_private_choices);
     EXPECT_NE(prepared.plan.cost.parameters_json.find("\"dp_proof\":false"), std::string::npos);
     EXPECT_EQ(prepared.plan.cost.mechanism, "exponential_dp_paper");
+}
+
+TEST(SeriesRelease, SignalsAreWrittenIntoTheCallersStorage) {
+    // The glue has the release written straight into its result arrays.
+    const Rows rows = smooth_rows(3, 40, 2);
+    std::vector<std::vector<double>> arrays;
+    arrays.reserve(64);
+    std::size_t calls = 0;
+    const SignalStorage storage = [&](std::size_t, std::size_t, std::size_t length) {
+        ++calls;
+        arrays.emplace_back(length, -1.0);
+        return arrays.back().data();
+    };
+    SeriesReleaseConfig config;
+    config.method = SeriesMethod::Cfpa;
+    config.epsilon = 1e12;
+    config.bounds = {{0, 1}};
+    config.chunk = 16;
+    PreparedSeries prepared = prepare_series_release(rows.view(), config, CancelCheck(), storage);
+    EXPECT_EQ(calls, 6u); // 2 recordings x 3 participants x 1 feature
+    EXPECT_TRUE(prepared.data.groups[0].owned.empty());
+    Rng rng(115, 0);
+    release_series(prepared, config, rng);
+    EXPECT_EQ(prepared.data.groups[1].signal(0, 2), arrays[5].data());
+    EXPECT_NEAR(arrays[5][7], std::clamp(0.5 + 0.3 * std::sin(0.1 * 7 + 2.0), 0.0, 1.0), 1e-6);
+
+    ExponentialDpConfig edp;
+    edp.epsilon = 1;
+    edp.bounds = {{0, 1}};
+    calls = 0;
+    prepare_exponential_dp(rows.view(), edp, CancelCheck(), storage);
+    EXPECT_EQ(calls, 6u);
 }

@@ -1,0 +1,304 @@
+// Plain C-style code: it calls SPI and ereport, so no C++ object with a destructor lives here.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "pg/series_source.hpp"
+
+extern "C" {
+#include "postgres.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+}
+
+namespace gazepriv::pg {
+
+namespace {
+
+constexpr int kKeyBytes = 256;
+constexpr long kFetchRows = 10000;
+
+struct KeyEntry {
+    char key[kKeyBytes];
+    int32 id;
+};
+
+// Dense ids for the distinct text keys of one column, with their names kept in the caller's context.
+struct Interner {
+    const char* column;
+    HTAB* table;
+    char** names;
+    int32 count;
+    int32 capacity;
+    MemoryContext outer;
+    int last_length; // the previous key, which the next row usually repeats
+    int32 last_id;
+    char last[kKeyBytes];
+};
+
+void interner_init(Interner* in, const char* column, MemoryContext outer) {
+    HASHCTL ctl;
+    memset(&ctl, 0, sizeof ctl);
+    ctl.keysize = kKeyBytes;
+    ctl.entrysize = sizeof(KeyEntry);
+    ctl.hcxt = CurrentMemoryContext; // SPI's procedure context: gone at SPI_finish
+    in->column = column;
+    in->table = hash_create("gazepriv series keys", 64, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+    in->count = 0;
+    in->capacity = 64;
+    in->names = static_cast<char**>(MemoryContextAlloc(outer, sizeof(char*) * in->capacity));
+    in->outer = outer;
+    in->last_length = -1;
+    in->last_id = -1;
+}
+
+int32 intern(Interner* in, Datum value) {
+    text* t = DatumGetTextPP(value);
+    const char* data = VARDATA_ANY(t);
+    const int length = static_cast<int>(VARSIZE_ANY_EXHDR(t));
+    if (length == in->last_length && memcmp(data, in->last, length) == 0)
+        return in->last_id;
+    if (length >= kKeyBytes)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("values of column \"%s\" must be shorter than %d bytes as text", in->column,
+                               kKeyBytes)));
+    char key[kKeyBytes];
+    memset(key, 0, sizeof key);
+    memcpy(key, data, length);
+    bool found = false;
+    auto* entry = static_cast<KeyEntry*>(hash_search(in->table, key, HASH_ENTER, &found));
+    if (!found) {
+        if (in->count == in->capacity) {
+            in->capacity *= 2;
+            in->names = static_cast<char**>(repalloc(in->names, sizeof(char*) * in->capacity));
+        }
+        entry->id = in->count++;
+        in->names[entry->id] = MemoryContextStrdup(in->outer, key);
+    }
+    memcpy(in->last, key, length);
+    in->last_length = length;
+    in->last_id = entry->id;
+    return entry->id;
+}
+
+// Growing row buffers in the caller's context (repalloc_huge keeps a chunk in its own context).
+struct Buffers {
+    int32* participant;
+    int32* recording;
+    int32* feature;
+    double* t;
+    double* values;
+    size_t count;
+    size_t capacity;
+    size_t width; // 0 until the first features array is seen
+};
+
+void* alloc_in(MemoryContext context, size_t bytes) {
+    return MemoryContextAllocHuge(context, bytes);
+}
+
+void reserve(Buffers* b, MemoryContext outer, bool long_form) {
+    if (b->count < b->capacity)
+        return;
+    const size_t capacity = b->capacity == 0 ? 4096 : 2 * b->capacity;
+    if (b->capacity == 0) {
+        b->participant = static_cast<int32*>(alloc_in(outer, capacity * sizeof(int32)));
+        b->recording = static_cast<int32*>(alloc_in(outer, capacity * sizeof(int32)));
+        b->t = static_cast<double*>(alloc_in(outer, capacity * sizeof(double)));
+        if (long_form)
+            b->feature = static_cast<int32*>(alloc_in(outer, capacity * sizeof(int32)));
+    } else {
+        b->participant = static_cast<int32*>(repalloc_huge(b->participant, capacity * sizeof(int32)));
+        b->recording = static_cast<int32*>(repalloc_huge(b->recording, capacity * sizeof(int32)));
+        b->t = static_cast<double*>(repalloc_huge(b->t, capacity * sizeof(double)));
+        if (long_form)
+            b->feature = static_cast<int32*>(repalloc_huge(b->feature, capacity * sizeof(int32)));
+    }
+    if (b->width > 0) {
+        const size_t bytes = capacity * b->width * sizeof(double);
+        b->values = static_cast<double*>(b->values == nullptr ? alloc_in(outer, bytes)
+                                                              : repalloc_huge(b->values, bytes));
+    }
+    b->capacity = capacity;
+}
+
+// The first of the candidate column names the relation has, or nullptr.
+const char* column_named(Oid relation, const char* const* candidates) {
+    for (const char* const* c = candidates; *c != nullptr; ++c)
+        if (get_attnum(relation, *c) != InvalidAttrNumber)
+            return *c;
+    return nullptr;
+}
+
+// Stores one features array (or NULL) as the current row's values.
+void store_features(Buffers* b, bool isnull, Datum value, MemoryContext outer, size_t* leading_missing) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    ArrayType* array = nullptr;
+    int n = 0;
+    if (!isnull) {
+        array = DatumGetArrayTypeP(value);
+        if (ARR_NDIM(array) > 1)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("column \"features\" must hold one-dimensional arrays")));
+        n = ARR_NDIM(array) == 0 ? 0 : ARR_DIMS(array)[0];
+    }
+    if (n == 0) { // NULL or empty: every feature of this row is missing
+        if (b->width == 0)
+            ++*leading_missing;
+        else
+            for (size_t f = 0; f < b->width; ++f)
+                b->values[b->count * b->width + f] = nan;
+        return;
+    }
+    if (b->width == 0) {
+        b->width = static_cast<size_t>(n);
+        b->values = static_cast<double*>(alloc_in(outer, b->capacity * b->width * sizeof(double)));
+        for (size_t i = 0; i < *leading_missing * b->width; ++i)
+            b->values[i] = nan;
+    }
+    if (static_cast<size_t>(n) != b->width)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("every features array must have the same length (%zu), a row has %d", b->width, n)));
+    const double* data = reinterpret_cast<const double*>(ARR_DATA_PTR(array));
+    const bits8* nulls = ARR_NULLBITMAP(array);
+    double* out = b->values + b->count * b->width;
+    for (int i = 0; i < n; ++i)
+        out[i] = nulls != nullptr && (nulls[i / 8] & (1 << (i % 8))) == 0 ? nan : *data++;
+    if (reinterpret_cast<Pointer>(array) != DatumGetPointer(value))
+        pfree(array);
+}
+
+} // namespace
+
+void read_series_source(Oid relation, const char* participant_column, SeriesSource* out) {
+    static const char* const recording_names[] = {"recording", "task", nullptr};
+    static const char* const t_names[] = {"t", "window", nullptr};
+    static const char* const features_name[] = {"features", nullptr};
+    static const char* const feature_name[] = {"feature", nullptr};
+    static const char* const value_name[] = {"value", nullptr};
+
+    const char* relname = get_rel_name(relation);
+    if (relname == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("source relation %u does not exist", relation)));
+    if (get_attnum(relation, participant_column) == InvalidAttrNumber)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("source has no column \"%s\" (participant_column)", participant_column)));
+    const char* recording = column_named(relation, recording_names);
+    const char* t = column_named(relation, t_names);
+    if (t == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("source needs a column \"t\" or \"window\" that orders each signal")));
+    const bool long_form = column_named(relation, features_name) == nullptr;
+    if (long_form &&
+        (column_named(relation, feature_name) == nullptr || column_named(relation, value_name) == nullptr))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("source needs either a column \"features\" (an array per row) or the columns "
+                               "\"feature\" and \"value\"")));
+
+    StringInfoData query;
+    initStringInfo(&query);
+    appendStringInfo(&query, "SELECT (%s)::text, ", quote_identifier(participant_column));
+    appendStringInfo(&query, recording != nullptr ? "(%s)::text, " : "''::text, ",
+                     recording != nullptr ? quote_identifier(recording) : "");
+    appendStringInfo(&query, "(%s)::float8, ", quote_identifier(t));
+    if (long_form)
+        appendStringInfoString(&query, "(feature)::text, (value)::float8");
+    else
+        appendStringInfoString(&query, "(features)::float8[]");
+    appendStringInfo(&query, " FROM %s",
+                     quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)), relname));
+
+    MemoryContext outer = CurrentMemoryContext;
+    Buffers b;
+    memset(&b, 0, sizeof b);
+    size_t leading_missing = 0;
+    Interner participants, recordings, features;
+
+    if (SPI_connect() != SPI_OK_CONNECT)
+        ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_connect failed")));
+    interner_init(&participants, participant_column, outer);
+    interner_init(&recordings, recording != nullptr ? recording : "recording", outer);
+    interner_init(&features, "feature", outer);
+    Portal portal = SPI_cursor_open_with_args(nullptr, query.data, 0, nullptr, nullptr, nullptr, true,
+                                              CURSOR_OPT_NO_SCROLL);
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
+        SPI_cursor_fetch(portal, true, kFetchRows);
+        if (SPI_processed == 0)
+            break;
+        TupleDesc desc = SPI_tuptable->tupdesc;
+        for (uint64 i = 0; i < SPI_processed; ++i) {
+            HeapTuple tuple = SPI_tuptable->vals[i];
+            bool p_null = false, r_null = false, t_null = false;
+            const Datum p = SPI_getbinval(tuple, desc, 1, &p_null);
+            const Datum r = SPI_getbinval(tuple, desc, 2, &r_null);
+            const double time = DatumGetFloat8(SPI_getbinval(tuple, desc, 3, &t_null));
+            if (p_null || r_null || t_null || !std::isfinite(time))
+                continue; // cannot be placed in any signal
+            bool f_null = false;
+            Datum f = 0;
+            if (long_form) {
+                f = SPI_getbinval(tuple, desc, 4, &f_null);
+                if (f_null)
+                    continue;
+            }
+            reserve(&b, outer, long_form);
+            b.participant[b.count] = intern(&participants, p);
+            b.recording[b.count] = intern(&recordings, r);
+            b.t[b.count] = time;
+            if (long_form) {
+                b.feature[b.count] = intern(&features, f);
+                bool v_null = false;
+                const double v = DatumGetFloat8(SPI_getbinval(tuple, desc, 5, &v_null));
+                if (b.values == nullptr) {
+                    b.width = 1;
+                    b.values = static_cast<double*>(alloc_in(outer, b.capacity * sizeof(double)));
+                }
+                b.values[b.count] = v_null ? std::numeric_limits<double>::quiet_NaN() : v;
+            } else {
+                bool a_null = false;
+                const Datum a = SPI_getbinval(tuple, desc, 4, &a_null);
+                store_features(&b, a_null, a, outer, &leading_missing);
+            }
+            ++b.count;
+        }
+        SPI_freetuptable(SPI_tuptable);
+    }
+    SPI_cursor_close(portal);
+    SPI_finish();
+
+    if (b.count == 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("source has no usable rows")));
+    if (b.width == 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("column \"features\" is NULL or empty in every row")));
+
+    *out = SeriesSource{};
+    core::SeriesRows& rows = out->rows;
+    rows.count = b.count;
+    rows.width = b.width;
+    rows.participant = b.participant;
+    rows.recording = b.recording;
+    rows.feature = long_form ? b.feature : nullptr;
+    rows.t = b.t;
+    rows.values = b.values;
+    rows.participants = static_cast<size_t>(participants.count);
+    rows.recordings = static_cast<size_t>(recordings.count);
+    rows.features = long_form ? static_cast<size_t>(features.count) : b.width;
+    rows.participant_names = participants.names;
+    rows.recording_names = recordings.names;
+    out->feature_names = long_form ? features.names : nullptr;
+    out->has_recording = recording != nullptr;
+}
+
+} // namespace gazepriv::pg
