@@ -53,7 +53,7 @@ SELECT gazepriv.nmse(ARRAY[1, 2, 3]::float8[], ARRAY[1, 2, 4]::float8[]) * 14 AS
        gazepriv.nmse(ARRAY[1, 2, 3]::float8[], ARRAY[-1, -2, -3]::float8[]) < 0 AS can_be_negative;
 
 -- The public k rule depends on epsilon and the limit only; choose_k sweeps k (non-private).
-SELECT gazepriv.public_k('cfpa', 1, 3600) AS k_eps_1, gazepriv.public_k('cfpa', 10, 3600) AS k_eps_10,
+SELECT gazepriv.public_k('cfpa', 1, 3600) AS k_eps_1, gazepriv.public_k('cfpa', 100, 3600) AS k_eps_100,
        gazepriv.public_k('fpa', 1e6, 7) AS k_at_limit, gazepriv.public_k('dcfpa', 1e6, 3600, 32) AS k_chunk_limit;
 SELECT k, chosen FROM gazepriv.choose_k(ARRAY(SELECT 3 + sin(i * 0.05) FROM generate_series(1, 256) i), 0.01,
                                         ARRAY[1.0], candidates => ARRAY[1, 2, 8, 64], runs => 20) ORDER BY k;

@@ -87,7 +87,7 @@ FROM unnest(ARRAY['participant', 'chunk']) s,
 SELECT non_private_choices, parameters -> 'non_private' AS why, parameters ->> 'sensitivity' AS sensitivity
 FROM gazepriv.release_series_cost('series_windows', 'dcfpa', 1, length => 100, sensitivity => 'empirical');
 SELECT parameters -> 'k' AS public_rule_k, parameters ->> 'k_rule' AS rule
-FROM gazepriv.release_series_cost('series_windows', 'fpa', 10, bounds => ARRAY[-2, 2]);
+FROM gazepriv.release_series_cost('series_windows', 'fpa', 100, bounds => ARRAY[-2, 2]);
 
 -- Exponential-DP: the corrected Laplace variant costs features x (sum of t_max) x epsilon / 2; the
 -- paper-literal variant reports the paper's epsilon x features and is flagged (no DP proof).

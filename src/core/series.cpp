@@ -55,9 +55,9 @@ double fpa_noise_variance(std::size_t n, std::size_t k, double lambda) {
 
 std::size_t public_k(double epsilon, std::size_t limit) {
     require_positive("epsilon", epsilon);
-    // #{j >= 1 : 64 j + 8 < epsilon^2} = ceil((epsilon^2 - 8) / 64) - 1 when positive.
+    // #{j >= 1 : 6400 j + 800 < epsilon^2} = ceil((epsilon^2 - 800) / 6400) - 1 when positive.
     const double e2 = epsilon * epsilon;
-    const double extra = std::ceil((e2 - 8) / 64) - 1;
+    const double extra = std::ceil((e2 - 800) / 6400) - 1;
     if (!(extra >= 1))
         return 1;
     if (extra + 1 >= static_cast<double>(limit))
@@ -142,8 +142,31 @@ GridLaplace fpa_mechanism(std::size_t m, std::size_t k, double l2_sensitivity, d
     return GridLaplace::mechanism(l1, epsilon, fpa_coordinates(m, k));
 }
 
+namespace {
+
+// F_0 = sum_t x_t by pairwise summation: its error, at most (16 + log2 m) u sum |x_t|, is inside the
+// allowance for FFTW's rounding (series_release.hpp).
+double dc_coefficient(const double* x, std::size_t m) {
+    if (m <= 16) {
+        double sum = 0;
+        for (std::size_t t = 0; t < m; ++t)
+            sum += x[t];
+        return sum;
+    }
+    return dc_coefficient(x, m / 2) + dc_coefficient(x + m / 2, m - m / 2);
+}
+
+} // namespace
+
 void fpa_block(const double* x, std::size_t m, std::size_t k, const GridLaplace* noise, RealFft& fft,
                double* out, Rng& rng) {
+    if (k == 1) { // only the DC bin is kept: the release is the noisy mean, no transform needed
+        double dc = dc_coefficient(x, m);
+        if (noise != nullptr)
+            dc = release_fast(*noise, dc, rng);
+        std::fill(out, out + m, dc / static_cast<double>(m));
+        return;
+    }
     std::copy(x, x + m, fft.signal());
     fft.forward();
     std::complex<double>* bins = fft.spectrum();
@@ -159,15 +182,22 @@ void fpa_block(const double* x, std::size_t m, std::size_t k, const GridLaplace*
     std::fill(bins + k, bins + fft.bins(), std::complex<double>(0.0, 0.0));
     fft.inverse();
     const double* y = fft.signal();
-    const double scale = 1.0 / static_cast<double>(m);
+    const double dm = static_cast<double>(m);
     for (std::size_t t = 0; t < m; ++t)
-        out[t] = y[t] * scale;
+        out[t] = y[t] / dm;
 }
 
 void chunk_differences(const double* x, std::size_t n, std::size_t chunk, double* d) {
-    // Backwards, so that d may alias x.
-    for (std::size_t t = n; t-- > 0;)
-        d[t] = t % chunk == 0 ? x[t] : x[t] - x[t - 1];
+    for (std::size_t first = 0; first < n; first += chunk) {
+        const std::size_t last = std::min(n, first + chunk);
+        double previous = x[first]; // d may alias x: each x[t] is read before d[t] is written
+        d[first] = previous;
+        for (std::size_t t = first + 1; t < last; ++t) {
+            const double v = x[t];
+            d[t] = v - previous;
+            previous = v;
+        }
+    }
 }
 
 void dcfpa_block(const double* x, std::size_t m, std::size_t k, const GridLaplace* noise, RealFft& fft,

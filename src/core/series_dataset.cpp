@@ -184,11 +184,18 @@ SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Paddin
 
     // Pass 2: place each value clipped, or fill a missing one (the padding value, or the value before
     // it for RepeatLast).
+    std::vector<double> lo(features, -std::numeric_limits<double>::infinity());
+    std::vector<double> hi(features, std::numeric_limits<double>::infinity());
+    for (std::size_t f = 0; f < bounds.size(); ++f) {
+        lo[f] = bounds[f].lo;
+        hi[f] = bounds[f].hi;
+    }
+    const bool repeat = padding == Padding::RepeatLast;
     auto place = [&](double* x, std::size_t position, std::size_t f, double v) {
-        if (std::isfinite(v))
-            x[position] = bounds.empty() ? v : std::clamp(v, bounds[f].lo, bounds[f].hi);
+        if (__builtin_expect(std::isfinite(v), 1))
+            x[position] = std::min(std::max(v, lo[f]), hi[f]);
         else
-            x[position] = padding == Padding::RepeatLast && position > 0 ? x[position - 1] : pad[f];
+            x[position] = repeat && position > 0 ? x[position - 1] : pad[f];
     };
     std::size_t signal = 0, position = 0;
     for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -209,8 +216,10 @@ SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Paddin
             continue;
         }
         const double* in = rows.values + row * rows.width;
+        double* const* signal_of = group.signals.data() + slot.participant; // feature f at [f * stride]
+        const std::size_t stride = group.participants.size();
         for (std::size_t f = 0; f < features; ++f)
-            place(group.signal(f, slot.participant), position, f, in[f]);
+            place(signal_of[f * stride], position, f, in[f]);
     }
 
     // Pass 3: pad each signal after its rows (long form: signals without any row are all padding).

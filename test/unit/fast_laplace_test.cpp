@@ -133,3 +133,49 @@ TEST(FastLaplace, ReleaseMatchesTheGridMechanism) {
     EXPECT_THROW(release_fast(m, std::nan(""), rng), InvalidArgument);
     EXPECT_THROW(release_fast(m, INFINITY, rng), InvalidArgument);
 }
+
+namespace {
+
+// Reference parity of the decreasing run for the same heads, with 64-bit deviates (ties below the
+// heads have probability 2^-48 per comparison: negligible here).
+bool reference_run_is_even(std::uint64_t heads, Rng& rng) {
+    std::uint64_t previous = 0;
+    bool even = true;
+    for (int i = 0;; ++i) {
+        const std::uint64_t head = i < 4 ? (heads >> (48 - 16 * i)) & 0xFFFF : rng.next_u64() >> 48;
+        const std::uint64_t u = (head << 48) | (rng.next_u64() >> 16);
+        if (i > 0) {
+            if (!(u < previous))
+                return even;
+            even = !even;
+        }
+        previous = u;
+    }
+}
+
+} // namespace
+
+TEST(FastGeometric, TiesAndLongRunsOfTheHeadsAreSettledExactly) {
+    // Heads that tie at the deciding comparison, or describe a run longer than three, take the exact
+    // slow path; its parity frequencies must match a reference with full-width deviates.
+    const std::uint64_t cases[] = {
+        0x8000'8000'9000'1000ULL, // x and U1 tie; U2 > U1 ends the run: even exactly when U1 > x (1/2)
+        0x9000'5000'5000'7000ULL, // U1 and U2 tie after x > U1: even exactly when U2 < U1 (1/2)
+        0x9000'5000'3000'3000ULL, // U2 and U3 tie after x > U1 > U2
+        0xF000'C000'8000'4000ULL, // x > U1 > U2 > U3: the run goes on
+        0x0100'00FF'00FE'00FDULL, // a long run of nearly equal heads
+    };
+    Rng rng(76, 0);
+    const int n = 200000;
+    for (std::uint64_t heads : cases) {
+        int fast = 0, reference = 0;
+        for (int i = 0; i < n; ++i) {
+            fast += detail::run_is_even_for_test(heads, rng);
+            reference += reference_run_is_even(heads, rng);
+        }
+        const double p = (fast + reference) / (2.0 * n);
+        const double z = (fast - reference) / std::sqrt(2.0 * n * p * (1 - p) + 1e-12);
+        EXPECT_LT(std::fabs(z), 5) << std::hex << heads << std::dec << " fast " << fast << " reference "
+                                   << reference;
+    }
+}

@@ -244,10 +244,11 @@ TEST(Nmse, IsTheProductOfMeansNormalisedError) {
 TEST(ChooseK, PublicRuleDependsOnEpsilonOnly) {
     EXPECT_EQ(public_k(0.01, 100), 1u);
     EXPECT_EQ(public_k(1, 100), 1u);
-    EXPECT_EQ(public_k(8.4, 100), 1u); // 8.4^2 = 70.6 < 8 (8 + 1) = 72
-    EXPECT_EQ(public_k(8.5, 100), 2u); // 72 < 72.25
-    EXPECT_EQ(public_k(10, 100), 2u);  // 72 < 100 < 8 (16 + 1) = 136
-    EXPECT_EQ(public_k(12, 100), 3u);  // 136 < 144 < 200
+    EXPECT_EQ(public_k(10, 100), 1u);
+    EXPECT_EQ(public_k(84.8, 100), 1u); // 84.8^2 = 7191 < 800 (8 + 1) = 7200
+    EXPECT_EQ(public_k(84.9, 100), 2u); // 7200 < 7208
+    EXPECT_EQ(public_k(116, 100), 2u);  // 13456 < 800 (16 + 1) = 13600
+    EXPECT_EQ(public_k(120, 100), 3u);  // 13600 < 14400
     EXPECT_EQ(public_k(1e9, 33), 33u);
 }
 
