@@ -64,7 +64,8 @@ CREATE TABLE series_gaps AS SELECT * FROM series_windows WHERE participant IN ('
 UPDATE series_gaps SET features = NULL WHERE "window" = 5;
 UPDATE series_gaps SET features[2] = 'NaN' WHERE "window" = 6;
 UPDATE series_gaps SET features[1] = NULL WHERE "window" = 7;
-SELECT participant, feature, cardinality(series) AS n, series[5] AS w5, series[6] AS w6, series[7] AS w7,
+SELECT participant, feature, cardinality(series) AS n, abs(series[5]) < 1e-6 AS w5_filled,
+       abs(series[6]) < 1e-6 AS w6_filled, abs(series[7]) < 1e-6 AS w7_filled,
        round(series[8]::numeric, 6) = round((SELECT greatest(-2, least(2, features[feature::int])) FROM series_gaps g
                                              WHERE g.participant = r.participant AND "window" = 8)::numeric, 6) AS w8_kept
 FROM gazepriv.release_series('series_gaps', 'lpa', 1e12, bounds => ARRAY[-2, 2], length => 100) r

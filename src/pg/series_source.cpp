@@ -89,6 +89,32 @@ int32 intern(Interner* in, Datum value) {
     return entry->id;
 }
 
+// Renumbers the ids so that they follow the byte order of the names (a deterministic order for results
+// and for per-feature bounds), and sorts the names alike.
+const char* const* sort_names_for_qsort;
+int compare_names(const void* a, const void* b) {
+    return strcmp(sort_names_for_qsort[*static_cast<const int32*>(a)],
+                  sort_names_for_qsort[*static_cast<const int32*>(b)]);
+}
+
+void sort_keys(Interner* in, int32* ids, size_t count, MemoryContext outer) {
+    const int32 n = in->count;
+    auto* order = static_cast<int32*>(palloc(sizeof(int32) * (n > 0 ? n : 1)));
+    for (int32 i = 0; i < n; ++i)
+        order[i] = i;
+    sort_names_for_qsort = in->names;
+    qsort(order, static_cast<size_t>(n), sizeof(int32), compare_names);
+    auto* rank = static_cast<int32*>(palloc(sizeof(int32) * (n > 0 ? n : 1)));
+    auto** names = static_cast<char**>(MemoryContextAlloc(outer, sizeof(char*) * (n > 0 ? n : 1)));
+    for (int32 r = 0; r < n; ++r) {
+        rank[order[r]] = r;
+        names[r] = in->names[order[r]];
+    }
+    for (size_t i = 0; i < count; ++i)
+        ids[i] = rank[ids[i]];
+    in->names = names;
+}
+
 // Growing row buffers in the caller's context (repalloc_huge keeps a chunk in its own context).
 struct Buffers {
     int32* participant;
@@ -275,6 +301,10 @@ void read_series_source(Oid relation, const char* participant_column, SeriesSour
         SPI_freetuptable(SPI_tuptable);
     }
     SPI_cursor_close(portal);
+    sort_keys(&participants, b.participant, b.count, outer);
+    sort_keys(&recordings, b.recording, b.count, outer);
+    if (long_form)
+        sort_keys(&features, b.feature, b.count, outer);
     SPI_finish();
 
     if (b.count == 0)
