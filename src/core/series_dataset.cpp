@@ -63,6 +63,40 @@ void check_rows(const SeriesRows& rows) {
     }
 }
 
+// Sorts the keys by (signal, t). Rows usually come as one run per signal, ordered by t, with the runs
+// themselves in another order (the table's): then only the runs are sorted. Otherwise a full sort.
+void order_keys(std::vector<RowKey>& keys) {
+    struct Run {
+        std::uint64_t signal;
+        std::size_t first, size;
+    };
+    std::vector<Run> runs;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (i > 0 && keys[i].signal == keys[i - 1].signal) {
+            if (keys[i].t < keys[i - 1].t) { // not ordered by t inside a signal
+                std::sort(keys.begin(), keys.end());
+                return;
+            }
+            ++runs.back().size;
+            continue;
+        }
+        runs.push_back({keys[i].signal, i, 1});
+    }
+    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.signal < b.signal; });
+    for (std::size_t r = 1; r < runs.size(); ++r) {
+        if (runs[r].signal == runs[r - 1].signal) { // a signal in several runs
+            std::sort(keys.begin(), keys.end());
+            return;
+        }
+    }
+    std::vector<RowKey> sorted;
+    sorted.reserve(keys.size());
+    for (const Run& run : runs)
+        sorted.insert(sorted.end(), keys.begin() + std::ptrdiff_t(run.first),
+                      keys.begin() + std::ptrdiff_t(run.first + run.size));
+    keys.swap(sorted);
+}
+
 const char* name_or_empty(const char* const* names, std::size_t id) {
     return names != nullptr && names[id] != nullptr ? names[id] : "";
 }
@@ -112,7 +146,7 @@ SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Paddin
             ordered = false;
     }
     if (!ordered)
-        std::sort(keys.begin(), keys.end());
+        order_keys(keys);
 
     // The groups: one per recording with rows, in recording order.
     SeriesDataset data;

@@ -8,8 +8,12 @@
 
 extern "C" {
 #include "postgres.h"
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "tcop/dest.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -17,6 +21,7 @@ extern "C" {
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 }
 
 namespace gazepriv::pg {
@@ -24,7 +29,7 @@ namespace gazepriv::pg {
 namespace {
 
 constexpr int kKeyBytes = 256;
-constexpr long kFetchRows = 10000;
+constexpr uint64 kFetchRows = 10000; // rows between interrupt checks
 
 struct KeyEntry {
     char key[kKeyBytes];
@@ -131,10 +136,10 @@ void* alloc_in(MemoryContext context, size_t bytes) {
     return MemoryContextAllocHuge(context, bytes);
 }
 
-void reserve(Buffers* b, MemoryContext outer, bool long_form) {
+void reserve(Buffers* b, MemoryContext outer, bool long_form, size_t expected) {
     if (b->count < b->capacity)
         return;
-    const size_t capacity = b->capacity == 0 ? 4096 : 2 * b->capacity;
+    const size_t capacity = b->capacity == 0 ? (expected > 4096 ? expected : 4096) : 2 * b->capacity;
     if (b->capacity == 0) {
         b->participant = static_cast<int32*>(alloc_in(outer, capacity * sizeof(int32)));
         b->recording = static_cast<int32*>(alloc_in(outer, capacity * sizeof(int32)));
@@ -203,6 +208,64 @@ void store_features(Buffers* b, bool isnull, Datum value, MemoryContext outer, s
         pfree(array);
 }
 
+// Rows arrive one by one from the executor (no copies of the tuples, no result set in memory).
+struct RowReceiver {
+    DestReceiver pub; // first: the executor calls back with this pointer
+    bool long_form;
+    MemoryContext outer;
+    Buffers* b;
+    size_t* leading_missing;
+    Interner *participants, *recordings, *features;
+    uint64 seen;
+    size_t expected_rows; // the planner's estimate (0: none), so that the buffers rarely grow
+};
+
+bool receive_row(TupleTableSlot* slot, DestReceiver* self) {
+    auto* r = reinterpret_cast<RowReceiver*>(self);
+    if (++r->seen % kFetchRows == 0)
+        CHECK_FOR_INTERRUPTS();
+    slot_getallattrs(slot);
+    const Datum* v = slot->tts_values;
+    const bool* null = slot->tts_isnull;
+    const double time = null[2] ? 0 : DatumGetFloat8(v[2]);
+    if (null[0] || null[1] || null[2] || !std::isfinite(time) || (r->long_form && null[3]))
+        return true; // cannot be placed in any signal
+    Buffers& b = *r->b;
+    reserve(&b, r->outer, r->long_form, r->expected_rows);
+    b.participant[b.count] = intern(r->participants, v[0]);
+    b.recording[b.count] = intern(r->recordings, v[1]);
+    b.t[b.count] = time;
+    if (r->long_form) {
+        b.feature[b.count] = intern(r->features, v[3]);
+        if (b.values == nullptr) {
+            b.width = 1;
+            b.values = static_cast<double*>(alloc_in(r->outer, b.capacity * sizeof(double)));
+        }
+        b.values[b.count] = null[4] ? std::numeric_limits<double>::quiet_NaN() : DatumGetFloat8(v[4]);
+    } else {
+        store_features(&b, null[3], v[3], r->outer, r->leading_missing);
+    }
+    ++b.count;
+    return true;
+}
+
+// The planner's row estimate of a table (pg_class.reltuples), or 0.
+size_t estimated_rows(Oid relation) {
+    size_t rows = 0;
+    HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relation));
+    if (HeapTupleIsValid(tuple)) {
+        const auto* form = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple));
+        if (form->relkind == RELKIND_RELATION && form->reltuples > 0 && form->reltuples < 1e9)
+            rows = static_cast<size_t>(form->reltuples) + 1;
+        ReleaseSysCache(tuple);
+    }
+    return rows;
+}
+
+void receiver_startup(DestReceiver*, int, TupleDesc) {}
+void receiver_shutdown(DestReceiver*) {}
+void receiver_destroy(DestReceiver*) {}
+
 } // namespace
 
 void read_series_source(Oid relation, const char* participant_column, SeriesSource* out) {
@@ -255,52 +318,30 @@ void read_series_source(Oid relation, const char* participant_column, SeriesSour
     interner_init(&participants, participant_column, outer);
     interner_init(&recordings, recording != nullptr ? recording : "recording", outer);
     interner_init(&features, "feature", outer);
-    Portal portal = SPI_cursor_open_with_args(nullptr, query.data, 0, nullptr, nullptr, nullptr, true,
-                                              CURSOR_OPT_NO_SCROLL);
-    for (;;) {
-        CHECK_FOR_INTERRUPTS();
-        SPI_cursor_fetch(portal, true, kFetchRows);
-        if (SPI_processed == 0)
-            break;
-        TupleDesc desc = SPI_tuptable->tupdesc;
-        for (uint64 i = 0; i < SPI_processed; ++i) {
-            HeapTuple tuple = SPI_tuptable->vals[i];
-            bool p_null = false, r_null = false, t_null = false;
-            const Datum p = SPI_getbinval(tuple, desc, 1, &p_null);
-            const Datum r = SPI_getbinval(tuple, desc, 2, &r_null);
-            const double time = DatumGetFloat8(SPI_getbinval(tuple, desc, 3, &t_null));
-            if (p_null || r_null || t_null || !std::isfinite(time))
-                continue; // cannot be placed in any signal
-            bool f_null = false;
-            Datum f = 0;
-            if (long_form) {
-                f = SPI_getbinval(tuple, desc, 4, &f_null);
-                if (f_null)
-                    continue;
-            }
-            reserve(&b, outer, long_form);
-            b.participant[b.count] = intern(&participants, p);
-            b.recording[b.count] = intern(&recordings, r);
-            b.t[b.count] = time;
-            if (long_form) {
-                b.feature[b.count] = intern(&features, f);
-                bool v_null = false;
-                const double v = DatumGetFloat8(SPI_getbinval(tuple, desc, 5, &v_null));
-                if (b.values == nullptr) {
-                    b.width = 1;
-                    b.values = static_cast<double*>(alloc_in(outer, b.capacity * sizeof(double)));
-                }
-                b.values[b.count] = v_null ? std::numeric_limits<double>::quiet_NaN() : v;
-            } else {
-                bool a_null = false;
-                const Datum a = SPI_getbinval(tuple, desc, 4, &a_null);
-                store_features(&b, a_null, a, outer, &leading_missing);
-            }
-            ++b.count;
-        }
-        SPI_freetuptable(SPI_tuptable);
-    }
-    SPI_cursor_close(portal);
+    RowReceiver receiver;
+    memset(&receiver, 0, sizeof receiver);
+    receiver.pub.receiveSlot = receive_row;
+    receiver.pub.rStartup = receiver_startup;
+    receiver.pub.rShutdown = receiver_shutdown;
+    receiver.pub.rDestroy = receiver_destroy;
+    receiver.pub.mydest = DestNone;
+    receiver.long_form = long_form;
+    receiver.outer = outer;
+    receiver.b = &b;
+    receiver.leading_missing = &leading_missing;
+    receiver.participants = &participants;
+    receiver.recordings = &recordings;
+    receiver.features = &features;
+    receiver.expected_rows = estimated_rows(relation);
+    SPIExecuteOptions options;
+    memset(&options, 0, sizeof options);
+    options.read_only = true;
+    options.dest = &receiver.pub;
+    // With a receiver of its own (DestNone) SPI reports a SELECT as SPI_OK_UTILITY.
+    const int status = SPI_execute_extended(query.data, &options);
+    if (status != SPI_OK_SELECT && status != SPI_OK_UTILITY)
+        ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+                        errmsg("reading the source failed: %s", SPI_result_code_string(status))));
     sort_keys(&participants, b.participant, b.count, outer);
     sort_keys(&recordings, b.recording, b.count, outer);
     if (long_form)
