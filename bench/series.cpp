@@ -60,19 +60,6 @@ Seconds seconds_of(const std::function<void()>& body, int runs) {
     return best;
 }
 
-SeriesRows rows_of(const FeatureTable& table) {
-    SeriesRows rows;
-    rows.count = table.rows();
-    rows.width = kFeatures;
-    rows.participant = table.participant.data();
-    rows.recording = table.recording.data();
-    rows.t = table.t.data();
-    rows.values = table.values.data();
-    rows.participants = table.participant_names.size();
-    rows.recordings = kSegments;
-    return rows;
-}
-
 struct Variant {
     std::string name;
     SeriesMethod method;

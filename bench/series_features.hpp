@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "core/series_dataset.hpp"
+
 namespace series_bench {
 
 constexpr std::size_t kFeatures = 48;
@@ -51,6 +53,20 @@ struct FeatureTable {
     std::vector<std::string> participant_names;
     std::size_t rows() const { return t.size(); }
 };
+
+// The table as core::SeriesRows (array form, one recording per segment).
+inline gazepriv::core::SeriesRows rows_of(const FeatureTable& table) {
+    gazepriv::core::SeriesRows rows;
+    rows.count = table.rows();
+    rows.width = kFeatures;
+    rows.participant = table.participant.data();
+    rows.recording = table.recording.data();
+    rows.t = table.t.data();
+    rows.values = table.values.data();
+    rows.participants = table.participant_names.size();
+    rows.recordings = kSegments;
+    return rows;
+}
 
 inline std::string data_dir() {
     const char* env = std::getenv("GAZEPRIV_DATA");

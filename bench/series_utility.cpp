@@ -196,15 +196,7 @@ int main() {
     const auto start = std::chrono::steady_clock::now();
     const std::vector<Recording> recordings = load_recordings();
     const FeatureTable table = extract_features(recordings, 30000, 500);
-    SeriesRows rows;
-    rows.count = table.rows();
-    rows.width = kFeatures;
-    rows.participant = table.participant.data();
-    rows.recording = table.recording.data();
-    rows.t = table.t.data();
-    rows.values = table.values.data();
-    rows.participants = table.participant_names.size();
-    rows.recordings = kSegments;
+    const SeriesRows rows = rows_of(table);
     std::printf(
         "Hoppe 2018, paper setting: %zu windows (30 s every 0.5 s) of %zu participants x 3 recordings, "
         "%zu features; %d releases per point (%d per k candidate in the sweep)\n\n",

@@ -322,60 +322,50 @@ void check_series_args(const DatasetArgs& args) {
     series_config(args); // throws for bad parameters, before any row is read
 }
 
-void check_exponential_args(const DatasetArgs& args) {
-    exponential_config(args);
+enum class Kind { Series, ExponentialDp };
+
+// The four dataset functions: read and check the arguments, read the source, then release (rows of
+// signals) or preview (one row of cost).
+Datum dataset_function(FunctionCallInfo fcinfo, Kind kind, bool release) {
+    DatasetArgs args;
+    if (kind == Kind::Series) {
+        read_series_args(fcinfo, &args);
+        check_series_args(args);
+    } else {
+        read_exponential_args(fcinfo, &args);
+        exponential_config(args); // throws for bad parameters, before any row is read
+    }
+    pg::SeriesSource source;
+    pg::read_series_source(args.source, args.participant_column, &source);
+    Signals signals;
+    CostRow cost;
+    if (kind == Kind::Series)
+        run_series(args, source, release, &signals, &cost);
+    else
+        run_exponential_dp(args, source, release, &signals, &cost);
+    if (release)
+        emit_signals(fcinfo, source, signals);
+    else
+        emit_cost(fcinfo, cost);
+    return static_cast<Datum>(0);
 }
 
 } // namespace
 
 GAZEPRIV_FUNCTION(release_series) {
-    DatasetArgs args;
-    read_series_args(fcinfo, &args);
-    check_series_args(args);
-    pg::SeriesSource source;
-    pg::read_series_source(args.source, args.participant_column, &source);
-    Signals signals;
-    CostRow cost;
-    run_series(args, source, true, &signals, &cost);
-    emit_signals(fcinfo, source, signals);
-    return static_cast<Datum>(0);
+    return dataset_function(fcinfo, Kind::Series, true);
 }
 
 GAZEPRIV_FUNCTION(release_series_cost) {
-    DatasetArgs args;
-    read_series_args(fcinfo, &args);
-    check_series_args(args);
-    pg::SeriesSource source;
-    pg::read_series_source(args.source, args.participant_column, &source);
-    CostRow cost;
-    run_series(args, source, false, nullptr, &cost);
-    emit_cost(fcinfo, cost);
-    return static_cast<Datum>(0);
+    return dataset_function(fcinfo, Kind::Series, false);
 }
 
 GAZEPRIV_FUNCTION(exponential_dp) {
-    DatasetArgs args;
-    read_exponential_args(fcinfo, &args);
-    check_exponential_args(args);
-    pg::SeriesSource source;
-    pg::read_series_source(args.source, args.participant_column, &source);
-    Signals signals;
-    CostRow cost;
-    run_exponential_dp(args, source, true, &signals, &cost);
-    emit_signals(fcinfo, source, signals);
-    return static_cast<Datum>(0);
+    return dataset_function(fcinfo, Kind::ExponentialDp, true);
 }
 
 GAZEPRIV_FUNCTION(exponential_dp_cost) {
-    DatasetArgs args;
-    read_exponential_args(fcinfo, &args);
-    check_exponential_args(args);
-    pg::SeriesSource source;
-    pg::read_series_source(args.source, args.participant_column, &source);
-    CostRow cost;
-    run_exponential_dp(args, source, false, nullptr, &cost);
-    emit_cost(fcinfo, cost);
-    return static_cast<Datum>(0);
+    return dataset_function(fcinfo, Kind::ExponentialDp, false);
 }
 
 // ---------------------------------------------------------------------------------------------------
