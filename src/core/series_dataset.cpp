@@ -2,12 +2,38 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "core/errors.hpp"
 #include "core/validate.hpp"
 
 namespace gazepriv::core {
+
+void* allocate_signal_storage(std::size_t bytes) {
+    constexpr std::size_t kHugePage = std::size_t{1} << 21;
+    if (bytes < 2 * kHugePage) {
+        void* p = std::malloc(bytes == 0 ? 1 : bytes);
+        if (p == nullptr)
+            throw std::bad_alloc();
+        return p;
+    }
+    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    if (p == nullptr)
+        throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    madvise(p, rounded, MADV_HUGEPAGE); // a hint: failure only costs page faults
+#endif
+    return p;
+}
+
+void release_signal_storage(void* p) noexcept {
+    std::free(p);
+}
 
 std::vector<FeatureBounds> parse_bounds(const double* values, std::size_t rows, std::size_t columns) {
     if (columns != 2 || rows == 0)

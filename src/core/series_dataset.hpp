@@ -54,9 +54,17 @@ enum class Padding {
     RepeatLast, // the signal's last value (Steil et al.); a missing value repeats the one before it
 };
 
+// Memory for large signal buffers: huge pages where the kernel offers them (fewer page faults when the
+// buffer is first written), plain memory otherwise.
+void* allocate_signal_storage(std::size_t bytes);
+void release_signal_storage(void* p) noexcept;
+
 // A std::allocator that leaves new elements of trivial types uninitialised (resize without zeroing:
 // assembly writes every value of the padded signals itself).
 template <typename T> struct UninitialisedAllocator : std::allocator<T> {
+    using value_type = T;
+    T* allocate(std::size_t n) { return static_cast<T*>(allocate_signal_storage(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t) noexcept { release_signal_storage(p); }
     template <typename U> struct rebind { using other = UninitialisedAllocator<U>; };
     UninitialisedAllocator() = default;
     template <typename U> UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
