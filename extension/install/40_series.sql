@@ -1,0 +1,153 @@
+-- Time-series release (Bozkir, Günlü, Fuhl, Schaefer, Kasneci, PLOS ONE 2021): LPA, FPA, chunked CFPA and
+-- difference DCFPA on feature signals, the NMSE utility and the choice of k; the Exponential-DP baseline
+-- (Steil et al. 2019 as David-John et al. 2022 describe it).
+
+-- One signal (float8[] in, float8[] out; VOLATILE: fresh noise per call) -------------------------------
+
+CREATE FUNCTION @extschema@.lpa(series float8[], epsilon float8, l1_sensitivity float8) RETURNS float8[]
+    AS 'MODULE_PATHNAME', 'gazepriv_lpa' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.lpa(float8[], float8, float8) IS
+    'Laplace Perturbation Algorithm: every sample + Laplace(l1_sensitivity / epsilon) noise, on a power-of-two grid '
+    'with the rounding added to the sensitivity. l1_sensitivity bounds the L1 change of the whole series between '
+    'neighbours. Privacy: epsilon-DP per call for the relation the sensitivity was computed for; charges no budget.';
+
+CREATE FUNCTION @extschema@.fpa(series float8[], k int, epsilon float8, l2_sensitivity float8) RETURNS float8[]
+    AS 'MODULE_PATHNAME', 'gazepriv_fpa' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.fpa(float8[], int, float8, float8) IS
+    'Fourier Perturbation Algorithm (Rastogi & Nath 2010) with the corrected scale lambda = sqrt(n k) l2_sensitivity '
+    '/ epsilon for the non-unitary DFT (Bozkir et al. Eq. 8): Laplace(lambda) on Re F_0 and on Re and Im of F_1..F_k-1 '
+    '(the Nyquist bin, for even n and k = n/2 + 1, has no imaginary coordinate), the other bins zeroed, a Hermitian '
+    'reconstruction by FFTW c2r. 1 <= k <= floor(n/2) + 1. Per-sample noise variance 2 lambda^2 (4k - 3) / n^2. '
+    'Privacy: epsilon-DP per call for a series whose L2 change between neighbours is at most l2_sensitivity; '
+    'charges no budget.';
+
+CREATE FUNCTION @extschema@.cfpa(series float8[], k int, chunk int, epsilon float8,
+                                 chunk_l2_sensitivities float8[]) RETURNS float8[]
+    AS 'MODULE_PATHNAME', 'gazepriv_cfpa' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.cfpa(float8[], int, int, float8, float8[]) IS
+    'Chunked FPA (Bozkir et al.): the series cut into chunks of `chunk` samples (the last may be shorter: it uses '
+    'its own length and k lowered to its own limit), each released by fpa with its own L2 sensitivity '
+    '(chunk_l2_sensitivities: one per chunk, or one for all) and 1 <= k <= floor(chunk/2) + 1. Privacy: epsilon-DP '
+    'per chunk. If one individual can change every chunk (the participant-level relation), the chunks compose '
+    'sequentially: ceil(n / chunk) x epsilon for the series; the paper''s parallel composition holds only if a '
+    'neighbour changes one chunk. Charges no budget.';
+
+CREATE FUNCTION @extschema@.dcfpa(series float8[], k int, chunk int, epsilon float8,
+                                  chunk_l2_sensitivities float8[]) RETURNS float8[]
+    AS 'MODULE_PATHNAME', 'gazepriv_dcfpa' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dcfpa(float8[], int, int, float8, float8[]) IS
+    'Difference and chunk FPA (Bozkir et al. Algorithm 1): inside each chunk the differences d_1 = x_1, d_t = x_t - '
+    'x_t-1 (the first element kept and noised with the rest) are released by fpa and summed back cumulatively. '
+    'chunk_l2_sensitivities are those of the difference chunks. Privacy: as cfpa, epsilon-DP per chunk and '
+    'ceil(n / chunk) x epsilon for the series under the participant-level relation; charges no budget.';
+
+CREATE FUNCTION @extschema@.nmse(original float8[], released float8[]) RETURNS float8
+    AS 'MODULE_PATHNAME', 'gazepriv_nmse' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nmse(float8[], float8[]) IS
+    'Normalised mean square error of Bozkir et al. Eqs. 4-5: mean((a - b)^2) / (mean(a) mean(b)); 0 for identical '
+    'series, Infinity when a mean is zero; it can be negative. Privacy: a utility metric on data you hold; '
+    'releases nothing.';
+
+CREATE FUNCTION @extschema@.nmse_utility(original float8[], released float8[]) RETURNS float8
+    AS 'MODULE_PATHNAME', 'gazepriv_nmse_utility' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.nmse_utility(float8[], float8[]) IS
+    'Utility = 1 / |NMSE| (Bozkir et al. Eq. 6). Privacy: a utility metric on data you hold; releases nothing.';
+
+CREATE FUNCTION @extschema@.public_k(method text, epsilon float8, length int, chunk int DEFAULT 64) RETURNS int
+    AS 'MODULE_PATHNAME', 'gazepriv_public_k' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.public_k(text, float8, int, int) IS
+    'The public default k that release_series uses when k is NULL: 1 + #{j >= 1 : 800 (8j + 1) < epsilon^2}, at '
+    'most the limit floor(m/2) + 1 (m = chunk for cfpa and dcfpa, length for fpa): one more coefficient is kept '
+    'only while the noise it adds per sample stays below the variance of a signal spread over a tenth of its clip '
+    'bounds, so k = 1 (each block''s mean) up to epsilon = 84.8 (calibrated on public Hoppe 2018 features, where '
+    'the NMSE-optimal k was 1 up to epsilon 10). Privacy: depends on epsilon and the lengths only, never on data.';
+
+CREATE FUNCTION @extschema@.choose_k(series float8[], epsilon float8, l2_sensitivities float8[],
+                                     method text DEFAULT 'fpa', chunk int DEFAULT 64, candidates int[] DEFAULT NULL,
+                                     runs int DEFAULT 100)
+    RETURNS TABLE (k int, mean_abs_nmse float8, utility float8, chosen boolean)
+    AS 'MODULE_PATHNAME', 'gazepriv_choose_k' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.choose_k(float8[], float8, float8[], text, int, int[], int) IS
+    'The paper''s choice of k: for each candidate (default 1..16 then about 1.25x apart up to the limit) the mean '
+    '|NMSE| of `runs` releases of the series by fpa, cfpa or dcfpa; chosen marks the smallest. l2_sensitivities: one '
+    'value for fpa, one per chunk (or one) for cfpa and dcfpa. Privacy: NON-PRIVATE. It looks at the data (the paper '
+    'admits the optimal k leaks); use public_k, a fixed k or k chosen on public data for a private release. Its '
+    'noisy releases are never returned; charges no budget.';
+
+-- Dataset releases (read a relation with the caller's privileges) ---------------------------------
+
+CREATE FUNCTION @extschema@.release_series(source regclass, method text, epsilon float8, k int DEFAULT NULL,
+                                           chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',
+                                           bounds float8[] DEFAULT NULL, length int DEFAULT NULL,
+                                           chunk_semantics text DEFAULT 'participant',
+                                           participant_column name DEFAULT 'participant')
+    RETURNS TABLE (participant text, recording text, feature text, series float8[])
+    AS 'MODULE_PATHNAME', 'gazepriv_release_series' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int, text, float8[], int, text, name) IS
+    'Releases every participant''s feature signals perturbed by lpa, fpa, cfpa or dcfpa (Bozkir et al. 2021), one row '
+    'per participant, recording and feature with the whole released signal. Source columns: participant (or '
+    'participant_column), optional recording or task, t or window (orders each signal), and either features (an '
+    'array per row) or feature and value. Signals of a recording are padded to the longest (or to the public '
+    '`length`, truncating longer ones). sensitivity: clipped (default, strict: values clipped to public bounds '
+    '[lo, hi] per feature or for all, Delta from the bounds) or empirical (the paper''s Eq. 7, max over pairs of '
+    'participants, per chunk; NON-PRIVATE). k NULL: public_k. Privacy: epsilon is per feature (per chunk for cfpa '
+    'and dcfpa). Neighbours differ in one participant''s signals; the release costs epsilon x features x (sum over '
+    'recordings of the chunks per signal) under that relation, or epsilon x features (the paper''s number) with '
+    'chunk_semantics => ''chunk''; release_series_cost shows both. Non-private choices: empirical sensitivity, '
+    'length NULL. Charges no budget yet (the budget issue wires the charge of the computed cost).';
+
+CREATE FUNCTION @extschema@.release_series_cost(source regclass, method text, epsilon float8, k int DEFAULT NULL,
+                                                chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',
+                                                bounds float8[] DEFAULT NULL, length int DEFAULT NULL,
+                                                chunk_semantics text DEFAULT 'participant',
+                                                participant_column name DEFAULT 'participant')
+    RETURNS TABLE (total_epsilon float8, paper_epsilon float8, participant_epsilon float8, total_delta float8,
+                   guarantee text, non_private_choices boolean, mechanism text, parameters jsonb)
+    AS 'MODULE_PATHNAME', 'gazepriv_release_series_cost' LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.release_series_cost(regclass, text, float8, int, int, text, float8[], int, text, name) IS
+    'What release_series with the same arguments would cost, computed the same way, without drawing noise: '
+    'total_epsilon (what a budget charges), paper_epsilon (epsilon x features, as the paper reports it), '
+    'participant_epsilon (epsilon x features x chunks per signal summed over recordings), delta, the guarantee, '
+    'whether a non-private choice is involved, and the parameters (jsonb, with the k and chunks used). '
+    'Privacy: reads the data''s shape (lengths, features, recordings); releases no values; charges no budget.';
+
+CREATE FUNCTION @extschema@.series_sensitivities(source regclass, method text, chunk int DEFAULT 64,
+                                                 sensitivity text DEFAULT 'empirical', bounds float8[] DEFAULT NULL,
+                                                 length int DEFAULT NULL,
+                                                 participant_column name DEFAULT 'participant')
+    RETURNS TABLE (recording text, feature text, chunk_index int, first_position int, chunk_length int,
+                   sensitivity_value float8)
+    AS 'MODULE_PATHNAME', 'gazepriv_series_sensitivities' LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.series_sensitivities(regclass, text, int, text, float8[], int, name) IS
+    'The sensitivity release_series uses for each recording, feature and chunk (one chunk for lpa and fpa): the '
+    'paper''s Eq. 7 (L1 for lpa, L2 otherwise, on difference chunks for dcfpa) or the value from the clip bounds. '
+    'Privacy: NON-PRIVATE: empirical values are exact functions of the data; for curators, never for analysts.';
+
+CREATE FUNCTION @extschema@.exponential_dp(source regclass, epsilon float8, variant text DEFAULT 'laplace',
+                                           sensitivity text DEFAULT 'clipped', bounds float8[] DEFAULT NULL,
+                                           length int DEFAULT NULL, participant_column name DEFAULT 'participant')
+    RETURNS TABLE (participant text, recording text, feature text, series float8[])
+    AS 'MODULE_PATHNAME', 'gazepriv_exponential_dp' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.exponential_dp(regclass, float8, text, text, float8[], int, name) IS
+    'Exponential-DP (Steil et al. 2019) as David-John et al. 2022 describe it, over the same sources as '
+    'release_series: per feature the range delta_i (max - min, or hi - lo of public bounds), per recording t_max '
+    'with shorter signals padded by repeating their last value. variant => ''paper'': every value + -ln(y) / (lambda '
+    't_max), y ~ Exponential(mean 1/lambda), lambda = epsilon / (2 t_max delta_i): paper-literal, NO DP PROOF (ln of an '
+    'exponential is not Laplace noise). variant => ''laplace'' (default, corrected): every value + Laplace(2 '
+    'delta_i / epsilon). Privacy: the papers report epsilon per feature; for the laplace variant each value is '
+    'epsilon/2-DP and one participant''s values compose to features x (sum over recordings of t_max) x epsilon / 2 '
+    '(see exponential_dp_cost). Non-private choices: the paper variant, empirical ranges, length NULL. Charges no '
+    'budget yet.';
+
+CREATE FUNCTION @extschema@.exponential_dp_cost(source regclass, epsilon float8, variant text DEFAULT 'laplace',
+                                                sensitivity text DEFAULT 'clipped', bounds float8[] DEFAULT NULL,
+                                                length int DEFAULT NULL,
+                                                participant_column name DEFAULT 'participant')
+    RETURNS TABLE (total_epsilon float8, paper_epsilon float8, participant_epsilon float8, total_delta float8,
+                   guarantee text, non_private_choices boolean, mechanism text, parameters jsonb)
+    AS 'MODULE_PATHNAME', 'gazepriv_exponential_dp_cost' LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.exponential_dp_cost(regclass, float8, text, text, float8[], int, name) IS
+    'What exponential_dp with the same arguments would cost, without drawing noise: for the laplace variant '
+    'total_epsilon = participant_epsilon = features x (sum of t_max) x epsilon / 2; for the paper variant the '
+    'paper''s claim epsilon x features, flagged non-private (no DP proof) with participant_epsilon NULL. '
+    'Privacy: reads the data''s shape and ranges; releases no values; charges no budget.';

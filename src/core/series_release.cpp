@@ -1,0 +1,355 @@
+#include "core/series_release.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "core/errors.hpp"
+#include "core/fast_laplace.hpp"
+#include "core/noise.hpp"
+#include "core/real_fft.hpp"
+#include "core/validate.hpp"
+
+namespace gazepriv::core {
+
+SensitivityMode parse_sensitivity_mode(const std::string& name) {
+    if (name == "empirical")
+        return SensitivityMode::Empirical;
+    if (name == "clipped")
+        return SensitivityMode::Clipped;
+    throw InvalidArgument("sensitivity must be empirical or clipped, got \"" + name + "\"");
+}
+
+const char* to_string(SensitivityMode mode) {
+    return mode == SensitivityMode::Empirical ? "empirical" : "clipped";
+}
+
+ChunkSemantics parse_chunk_semantics(const std::string& name) {
+    if (name == "participant")
+        return ChunkSemantics::Participant;
+    if (name == "chunk")
+        return ChunkSemantics::Chunk;
+    throw InvalidArgument("chunk_semantics must be participant or chunk, got \"" + name + "\"");
+}
+
+const char* to_string(ChunkSemantics semantics) {
+    return semantics == ChunkSemantics::Participant ? "participant" : "chunk";
+}
+
+std::string json_number(double value) {
+    return std::isfinite(value) ? format_number(value) : "\"" + format_number(value) + "\"";
+}
+
+void check_series_release_config(const SeriesReleaseConfig& config) {
+    require_positive("epsilon", config.epsilon);
+    if (config.method == SeriesMethod::Lpa && config.k != 0)
+        throw InvalidArgument("k applies to fpa, cfpa and dcfpa, not to lpa: leave it NULL");
+    if (is_chunked(config.method) && config.chunk < 2)
+        throw InvalidArgument("chunk must be at least 2, got " + std::to_string(config.chunk));
+    if (is_chunked(config.method) && config.k > fpa_max_k(config.chunk))
+        throw InvalidArgument("k must be between 1 and " + std::to_string(fpa_max_k(config.chunk)) +
+                              " (floor(chunk/2) + 1), got " + std::to_string(config.k));
+    if (config.sensitivity == SensitivityMode::Clipped && config.bounds.empty())
+        throw InvalidArgument(
+            "sensitivity => 'clipped' needs public bounds => ARRAY[lo, hi] (or one [lo, hi] row "
+            "per feature); sensitivity => 'empirical' is the paper's data-dependent (non-private) "
+            "choice");
+}
+
+namespace {
+
+std::string json_list(const std::vector<std::size_t>& values) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        s += (i ? "," : "") + std::to_string(values[i]);
+    return s + "]";
+}
+
+SeriesPlan plan(const SeriesReleaseConfig& config, const SeriesDataset& data,
+                std::vector<FeatureBounds> bounds) {
+    SeriesPlan result;
+    result.bounds = std::move(bounds);
+    std::size_t total_chunks = 0;
+    for (const SignalGroup& group : data.groups) {
+        if (config.sensitivity == SensitivityMode::Empirical && group.participants.size() < 2)
+            throw InvalidArgument(
+                "sensitivity => 'empirical' (Eq. 7) needs at least two participants in every "
+                "recording");
+        std::size_t k = 0, chunks = 1;
+        switch (config.method) {
+        case SeriesMethod::Lpa:
+            break;
+        case SeriesMethod::Fpa:
+            if (config.k > fpa_max_k(group.length))
+                throw InvalidArgument("k must be between 1 and " + std::to_string(fpa_max_k(group.length)) +
+                                      " (floor(n/2) + 1 for signals of " + std::to_string(group.length) +
+                                      " samples), got " + std::to_string(config.k));
+            k = config.k != 0 ? config.k : public_k(config.epsilon, fpa_max_k(group.length));
+            break;
+        default:
+            k = config.k != 0 ? config.k : public_k(config.epsilon, fpa_max_k(config.chunk));
+            chunks = chunk_count(group.length, config.chunk);
+            break;
+        }
+        result.k.push_back(k);
+        result.chunks.push_back(chunks);
+        total_chunks += chunks;
+    }
+    const double features = static_cast<double>(data.features);
+    result.paper_epsilon = config.epsilon * features;
+    result.participant_epsilon = config.epsilon * features * static_cast<double>(total_chunks);
+
+    ReleaseCost& cost = result.cost;
+    cost.epsilon =
+        config.semantics == ChunkSemantics::Participant ? result.participant_epsilon : result.paper_epsilon;
+    cost.delta = 0;
+    cost.rho = -1;
+    cost.guarantee = Guarantee::DifferentialPrivacy;
+    cost.mechanism = to_string(config.method);
+    std::vector<std::string> non_private;
+    if (config.sensitivity == SensitivityMode::Empirical)
+        non_private.push_back("empirical sensitivity (Eq. 7)");
+    if (data.length_from_data)
+        non_private.push_back("padded length read from the data");
+    cost.non_private_choices = !non_private.empty();
+
+    std::vector<std::size_t> lengths;
+    for (const SignalGroup& group : data.groups)
+        lengths.push_back(group.length);
+    std::string json = "{\"method\":\"" + std::string(to_string(config.method)) + "\"";
+    json += ",\"epsilon_per_feature\":" + json_number(config.epsilon);
+    if (config.method != SeriesMethod::Lpa)
+        json +=
+            ",\"k\":" + json_list(result.k) + ",\"k_rule\":\"" + (config.k != 0 ? "given" : "public") + "\"";
+    if (is_chunked(config.method))
+        json += ",\"chunk\":" + std::to_string(config.chunk);
+    json += ",\"sensitivity\":\"" + std::string(to_string(config.sensitivity)) + "\"";
+    if (!result.bounds.empty()) {
+        json += ",\"bounds\":[";
+        for (std::size_t f = 0; f < result.bounds.size(); ++f)
+            json += (f ? ",[" : "[") + json_number(result.bounds[f].lo) + "," +
+                    json_number(result.bounds[f].hi) + "]";
+        json += "]";
+    }
+    json += ",\"length\":" + (data.length_from_data ? std::string("null") : std::to_string(config.length));
+    json +=
+        ",\"signal_lengths\":" + json_list(lengths) + ",\"chunks_per_signal\":" + json_list(result.chunks);
+    json += ",\"features\":" + std::to_string(data.features) +
+            ",\"recordings\":" + std::to_string(data.groups.size());
+    json += ",\"chunk_semantics\":\"" + std::string(to_string(config.semantics)) + "\"";
+    json += ",\"neighbours\":\"" +
+            std::string(config.semantics == ChunkSemantics::Participant
+                            ? "one participant's signals (every feature, recording and chunk)"
+                            : "one chunk of one recording of one participant (the paper's semantics)") +
+            "\"";
+    json += ",\"participant_epsilon\":" + json_number(result.participant_epsilon);
+    json += ",\"paper_epsilon\":" + json_number(result.paper_epsilon);
+    json += ",\"non_private\":[";
+    for (std::size_t i = 0; i < non_private.size(); ++i)
+        json += (i ? ",\"" : "\"") + non_private[i] + "\"";
+    json += "]}";
+    cost.parameters_json = json;
+    return result;
+}
+
+// sup |value| over clipped data: the largest magnitude inside the bounds.
+double bound_magnitude(const FeatureBounds& b) {
+    return std::max(std::fabs(b.lo), std::fabs(b.hi));
+}
+
+// The mechanism of one FPA block, or none for a zero (empirical) sensitivity.
+std::optional<GridLaplace> block_mechanism(const SeriesReleaseConfig& config, const SeriesPlan& plan,
+                                           std::size_t feature, std::size_t m, std::size_t k, double l2) {
+    if (l2 == 0)
+        return std::nullopt;
+    double slack = 0;
+    if (config.sensitivity == SensitivityMode::Clipped) {
+        const FeatureBounds& b = plan.bounds[feature];
+        const double sup = config.method == SeriesMethod::Dcfpa ? std::max(bound_magnitude(b), b.width())
+                                                                : bound_magnitude(b);
+        slack = fft_rounding_l1(m, fpa_coordinates(m, k), sup);
+    }
+    return fpa_mechanism(m, k, l2, config.epsilon, slack);
+}
+
+} // namespace
+
+double fft_rounding_l1(std::size_t m, std::size_t coordinates, double sup) {
+    // ||F^ - F||_2 <= c u log2(m) ||F||_2 and ||F||_2 = sqrt(m) ||x||_2 <= m sup; c = 32 with two extra
+    // levels covers the twiddle factors, FFTW's non-radix-2 codelets and the difference step of DCFPA.
+    const double u = 0x1.0p-53;
+    const double levels = std::ceil(std::log2(static_cast<double>(std::max<std::size_t>(m, 2)))) + 2;
+    const double l2_error = 32 * u * levels * static_cast<double>(m) * sup;
+    return 2 * std::sqrt(static_cast<double>(coordinates)) * l2_error;
+}
+
+PreparedSeries prepare_series_release(const SeriesRows& rows, const SeriesReleaseConfig& config,
+                                      const CancelCheck& cancel, const SignalStorage& storage) {
+    check_series_release_config(config);
+    const std::size_t features = rows.feature != nullptr ? rows.features : rows.width;
+    std::vector<FeatureBounds> bounds = expand_bounds(config.bounds, features);
+    PreparedSeries prepared{assemble_series(rows, config.length, Padding::Constant, bounds, cancel, storage),
+                            {}};
+    prepared.plan = plan(config, prepared.data, std::move(bounds));
+    return prepared;
+}
+
+namespace {
+
+// sum_t |a_t - b_t| (norm 1) or sum_t (a_t - b_t)^2 over m samples, with four partial sums so that the
+// additions do not wait on each other.
+// Two doubles per operation (GCC vector extensions: SSE2 on x86-64, scalar pairs elsewhere).
+using Pair = double __attribute__((vector_size(16)));
+
+using PairBits = unsigned long long __attribute__((vector_size(16)));
+
+inline Pair abs_pair(Pair v) { // clears the sign bits (vector casts reinterpret the bits)
+    const PairBits magnitude = {0x7fffffffffffffffULL, 0x7fffffffffffffffULL};
+    return (Pair)((PairBits)v & magnitude);
+}
+
+inline Pair load_pair(const double* p) {
+    Pair v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+template <int Norm> double block_distance(const double* a, const double* b, std::size_t m) {
+    Pair s0 = {0, 0}, s1 = {0, 0};
+    std::size_t t = 0;
+    for (; t + 4 <= m; t += 4) {
+        const Pair d0 = load_pair(a + t) - load_pair(b + t);
+        const Pair d1 = load_pair(a + t + 2) - load_pair(b + t + 2);
+        if constexpr (Norm == 1) {
+            s0 += abs_pair(d0);
+            s1 += abs_pair(d1);
+        } else {
+            s0 += d0 * d0;
+            s1 += d1 * d1;
+        }
+    }
+    const Pair s = s0 + s1;
+    double sum = s[0] + s[1];
+    for (; t < m; ++t) {
+        const double d = a[t] - b[t];
+        sum += Norm == 1 ? std::fabs(d) : d * d;
+    }
+    return sum;
+}
+
+template <int Norm>
+void pairwise_max(const double* const* signals, std::size_t participants, std::size_t n, std::size_t chunk,
+                  std::vector<double>& best, const CancelCheck& cancel) {
+    std::size_t pair = 0;
+    for (std::size_t p = 0; p < participants; ++p) {
+        for (std::size_t q = p + 1; q < participants; ++q) {
+            cancel.poll(pair++);
+            const double* a = signals[p];
+            const double* b = signals[q];
+            for (std::size_t c = 0, first = 0; first < n; ++c, first += chunk) {
+                const std::size_t m = std::min(chunk, n - first);
+                best[c] = std::max(best[c], block_distance<Norm>(a + first, b + first, m));
+            }
+        }
+    }
+}
+
+} // namespace
+
+std::vector<double> pairwise_max_distance(const double* const* signals, std::size_t participants,
+                                          std::size_t n, std::size_t chunk, int norm,
+                                          const CancelCheck& cancel) {
+    std::vector<double> best(chunk_count(n, chunk), 0.0);
+    if (norm == 1) {
+        pairwise_max<1>(signals, participants, n, chunk, best, cancel);
+        return best;
+    }
+    pairwise_max<2>(signals, participants, n, chunk, best, cancel);
+    for (double& v : best)
+        v = std::sqrt(v);
+    return best;
+}
+
+std::vector<double> series_sensitivities(const SeriesReleaseConfig& config, const SeriesPlan& plan,
+                                         const SignalGroup& group, std::size_t feature,
+                                         const CancelCheck& cancel) {
+    const std::size_t n = group.length;
+    const std::size_t chunk = is_chunked(config.method) ? config.chunk : n;
+    if (config.sensitivity == SensitivityMode::Clipped) {
+        const double w = plan.bounds[feature].width();
+        std::vector<double> result;
+        for (std::size_t first = 0; first < n; first += chunk) {
+            const double m = static_cast<double>(std::min(chunk, n - first));
+            switch (config.method) {
+            case SeriesMethod::Lpa:
+                result.push_back(m * w);
+                break;
+            case SeriesMethod::Dcfpa:
+                result.push_back(std::sqrt(4 * m - 3) * w);
+                break;
+            default:
+                result.push_back(std::sqrt(m) * w);
+                break;
+            }
+        }
+        return result;
+    }
+    const std::size_t participants = group.participants.size();
+    const double* const* signals = &group.signals[feature * participants];
+    if (config.method != SeriesMethod::Dcfpa)
+        return pairwise_max_distance(signals, participants, n, chunk,
+                                     config.method == SeriesMethod::Lpa ? 1 : 2, cancel);
+    std::vector<double> differences(participants * n);
+    std::vector<const double*> rows(participants);
+    for (std::size_t p = 0; p < participants; ++p) {
+        chunk_differences(signals[p], n, chunk, differences.data() + p * n);
+        rows[p] = differences.data() + p * n;
+    }
+    return pairwise_max_distance(rows.data(), participants, n, chunk, 2, cancel);
+}
+
+void release_feature(SignalGroup& group, std::size_t feature, const SeriesReleaseConfig& config,
+                     const SeriesPlan& plan, std::size_t k, const std::vector<double>& sensitivity, Rng& rng,
+                     const CancelCheck& cancel) {
+    const std::size_t n = group.length, participants = group.participants.size();
+    if (config.method == SeriesMethod::Lpa) {
+        if (sensitivity[0] == 0)
+            return; // all participants equal: the paper's lambda = 0
+        const GridLaplace noise = GridLaplace::mechanism(sensitivity[0], config.epsilon, n);
+        for (std::size_t p = 0; p < participants; ++p)
+            release_fast(noise, group.signal(feature, p), group.signal(feature, p), n, rng, cancel);
+        return;
+    }
+    const std::size_t chunk = is_chunked(config.method) ? config.chunk : n;
+    const auto block = config.method == SeriesMethod::Dcfpa ? dcfpa_block : fpa_block;
+    std::shared_ptr<RealFft> fft;
+    for (std::size_t c = 0; c < sensitivity.size(); ++c) {
+        const std::size_t first = c * chunk, m = std::min(chunk, n - first);
+        const std::size_t km = chunk_k(k, m);
+        if (!fft || fft->size() != m)
+            fft = real_fft(m);
+        const auto noise = block_mechanism(config, plan, feature, m, km, sensitivity[c]);
+        for (std::size_t p = 0; p < participants; ++p) {
+            cancel.poll(c * participants + p);
+            double* x = group.signal(feature, p) + first;
+            block(x, m, km, noise ? &*noise : nullptr, *fft, x, rng);
+        }
+    }
+}
+
+void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config, Rng& rng,
+                    const CancelCheck& cancel) {
+    for (std::size_t g = 0; g < prepared.data.groups.size(); ++g) {
+        SignalGroup& group = prepared.data.groups[g];
+        for (std::size_t f = 0; f < prepared.data.features; ++f) {
+            cancel.now();
+            const std::vector<double> sensitivity =
+                series_sensitivities(config, prepared.plan, group, f, cancel);
+            release_feature(group, f, config, prepared.plan, prepared.plan.k[g], sensitivity, rng, cancel);
+        }
+    }
+}
+
+} // namespace gazepriv::core

@@ -1,0 +1,456 @@
+// Dataset releases of feature signals: release_series, release_series_cost, series_sensitivities,
+// exponential_dp and exponential_dp_cost. Each body reads its arguments, checks them (before any row
+// is read), reads the source with SPI (series_source.cpp), runs the core in a helper whose C++
+// objects are gone when it returns, and only then builds the result rows.
+//
+// Budget: the full cost of a release is computed by the core (SeriesPlan / ExponentialDpPlan) before
+// any noise is drawn; the *_cost functions return it. Charging it to a dataset's budget is wired by
+// the budget issue at the marked place in run_series() and run_exponential_dp().
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/exponential_dp.hpp"
+#include "core/series_release.hpp"
+#include "pg/args.hpp"
+#include "pg/arrays.hpp"
+#include "pg/backend_rng.hpp"
+#include "pg/guard.hpp"
+#include "pg/memory.hpp"
+#include "pg/series_source.hpp"
+
+extern "C" {
+#include "postgres.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "catalog/pg_type_d.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace gazepriv;
+
+namespace {
+
+// The arguments shared by the dataset functions, as plain data.
+struct DatasetArgs {
+    Oid source;
+    const char* participant_column;
+    const char* method; // release_series: lpa | fpa | cfpa | dcfpa; exponential_dp: the variant
+    double epsilon;
+    int32 k;     // 0: NULL (the public rule)
+    int32 chunk; // release_series only
+    const char* sensitivity;
+    const char* chunk_semantics; // release_series only
+    const double* bounds;        // nullptr: NULL
+    std::size_t bound_rows, bound_columns;
+    int32 length; // 0: NULL (the longest signal)
+};
+
+void require_arg(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (PG_ARGISNULL(i))
+        throw core::InvalidArgument(std::string(name) + " must not be NULL");
+}
+
+// An optional int4 argument that must be >= 1 when given; 0 when NULL.
+int32 optional_positive(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (PG_ARGISNULL(i))
+        return 0;
+    const int32 v = PG_GETARG_INT32(i);
+    if (v < 1)
+        throw core::InvalidArgument(std::string(name) + " must be at least 1 (or NULL), got " +
+                                    std::to_string(v));
+    return v;
+}
+
+// bounds float8[]: ARRAY[lo, hi] or ARRAY[[lo, hi], ...]; NULL leaves args->bounds empty.
+void read_bounds(FunctionCallInfo fcinfo, int i, DatasetArgs* args) {
+    args->bounds = nullptr;
+    args->bound_rows = args->bound_columns = 0;
+    if (PG_ARGISNULL(i))
+        return;
+    ArrayType* a = PG_GETARG_ARRAYTYPE_P(i);
+    if (ARR_HASNULL(a))
+        throw core::InvalidArgument("bounds must not contain NULL elements");
+    if (ARR_NDIM(a) == 1) {
+        args->bound_rows = 1;
+        args->bound_columns = static_cast<std::size_t>(ARR_DIMS(a)[0]);
+    } else if (ARR_NDIM(a) == 2) {
+        args->bound_rows = static_cast<std::size_t>(ARR_DIMS(a)[0]);
+        args->bound_columns = static_cast<std::size_t>(ARR_DIMS(a)[1]);
+    }
+    args->bounds = reinterpret_cast<const double*>(ARR_DATA_PTR(a));
+}
+
+std::vector<core::FeatureBounds> bounds_of(const DatasetArgs& args) {
+    if (args.bounds == nullptr)
+        return {};
+    return core::parse_bounds(args.bounds, args.bound_rows, args.bound_columns);
+}
+
+core::SeriesReleaseConfig series_config(const DatasetArgs& args) {
+    core::SeriesReleaseConfig config;
+    config.method = core::parse_series_method(args.method);
+    config.epsilon = args.epsilon;
+    config.k = static_cast<std::size_t>(args.k);
+    config.chunk = static_cast<std::size_t>(args.chunk < 0 ? 0 : args.chunk); // checked for cfpa and dcfpa
+    config.sensitivity = core::parse_sensitivity_mode(args.sensitivity);
+    config.bounds = bounds_of(args);
+    config.length = static_cast<std::size_t>(args.length);
+    config.semantics = core::parse_chunk_semantics(args.chunk_semantics);
+    core::check_series_release_config(config);
+    return config;
+}
+
+core::ExponentialDpConfig exponential_config(const DatasetArgs& args) {
+    core::ExponentialDpConfig config;
+    config.epsilon = args.epsilon;
+    config.variant = core::parse_exponential_dp_variant(args.method);
+    config.sensitivity = core::parse_sensitivity_mode(args.sensitivity);
+    config.bounds = bounds_of(args);
+    config.length = static_cast<std::size_t>(args.length);
+    core::check_exponential_dp_config(config);
+    return config;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Results as plain palloc'd data.
+
+struct Signals {
+    std::size_t count;
+    int32* participant;
+    int32* recording;
+    int32* feature;
+    ArrayType** series;
+};
+
+struct CostRow {
+    double epsilon, paper_epsilon, participant_epsilon, delta;
+    const char* guarantee;
+    bool non_private;
+    char* mechanism;
+    char* parameters;
+};
+
+char* copy_string(const std::string& s) {
+    auto* p = static_cast<char*>(pg::palloc_or_throw(s.size() + 1));
+    std::memcpy(p, s.c_str(), s.size() + 1);
+    return p;
+}
+
+template <typename T> T* allocate_array(std::size_t n) {
+    return static_cast<T*>(pg::palloc_or_throw(sizeof(T) * (n == 0 ? 1 : n)));
+}
+
+void copy_cost(const core::ReleaseCost& cost, double paper_epsilon, double participant_epsilon,
+               CostRow* out) {
+    out->epsilon = cost.epsilon;
+    out->paper_epsilon = paper_epsilon;
+    out->participant_epsilon = participant_epsilon;
+    out->delta = cost.delta;
+    out->guarantee = core::to_string(cost.guarantee);
+    out->non_private = cost.non_private_choices;
+    out->mechanism = copy_string(cost.mechanism);
+    out->parameters = copy_string(cost.parameters_json);
+}
+
+// Signal storage inside new float8[] results, so that the release is written where the rows will
+// read it (no second copy of the data).
+struct ResultArrays {
+    std::vector<std::vector<ArrayType*>> arrays; // [group][feature * participants + p]
+
+    core::SignalStorage storage() {
+        return [this](std::size_t g, std::size_t slot, std::size_t length) -> double* {
+            if (arrays.size() <= g)
+                arrays.resize(g + 1);
+            if (arrays[g].size() <= slot)
+                arrays[g].resize(slot + 1, nullptr);
+            arrays[g][slot] = pg::new_float8_array(length);
+            return pg::float8_data(arrays[g][slot]);
+        };
+    }
+
+    // One result row per group, participant and feature, in that order.
+    void collect(const core::SeriesDataset& data, Signals* out) const {
+        std::size_t count = 0;
+        for (std::size_t g = 0; g < data.groups.size(); ++g) {
+            count += data.groups[g].participants.size() * data.features;
+            if (g >= arrays.size() || arrays[g].size() != data.groups[g].signals.size())
+                throw core::InternalError("released signals are not in the result arrays");
+        }
+        out->count = count;
+        out->participant = allocate_array<int32>(count);
+        out->recording = allocate_array<int32>(count);
+        out->feature = allocate_array<int32>(count);
+        out->series = allocate_array<ArrayType*>(count);
+        std::size_t i = 0;
+        for (std::size_t g = 0; g < data.groups.size(); ++g) {
+            const core::SignalGroup& group = data.groups[g];
+            for (std::size_t p = 0; p < group.participants.size(); ++p) {
+                for (std::size_t f = 0; f < data.features; ++f, ++i) {
+                    out->participant[i] = static_cast<int32>(group.participants[p]);
+                    out->recording[i] = static_cast<int32>(group.recording);
+                    out->feature[i] = static_cast<int32>(f);
+                    out->series[i] = arrays[g][f * group.participants.size() + p];
+                }
+            }
+        }
+    }
+};
+
+// The core work of release_series and release_series_cost.
+void run_series(const DatasetArgs& args, const pg::SeriesSource& source, bool release, Signals* signals,
+                CostRow* cost) {
+    const core::SeriesReleaseConfig config = series_config(args);
+    const core::CancelCheck cancel(pg::interrupt_pending);
+    ResultArrays results;
+    core::PreparedSeries prepared =
+        core::prepare_series_release(source.rows, config, cancel, release ? results.storage() : nullptr);
+    copy_cost(prepared.plan.cost, prepared.plan.paper_epsilon, prepared.plan.participant_epsilon, cost);
+    if (!release)
+        return;
+    // The budget issue charges prepared.plan.cost here, before any noise is drawn.
+    core::release_series(prepared, config, pg::backend_rng(), cancel);
+    results.collect(prepared.data, signals);
+}
+
+void run_exponential_dp(const DatasetArgs& args, const pg::SeriesSource& source, bool release,
+                        Signals* signals, CostRow* cost) {
+    const core::ExponentialDpConfig config = exponential_config(args);
+    const core::CancelCheck cancel(pg::interrupt_pending);
+    ResultArrays results;
+    core::PreparedExponentialDp prepared =
+        core::prepare_exponential_dp(source.rows, config, cancel, release ? results.storage() : nullptr);
+    const double participant =
+        config.variant == core::ExponentialDpVariant::Laplace ? prepared.plan.cost.epsilon : NAN;
+    copy_cost(prepared.plan.cost, prepared.plan.paper_epsilon, participant, cost);
+    if (!release)
+        return;
+    // The budget issue charges prepared.plan.cost here, before any noise is drawn.
+    core::release_exponential_dp(prepared, config, pg::backend_rng(), cancel);
+    results.collect(prepared.data, signals);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Emitting rows (PostgreSQL calls only; no C++ object is alive).
+
+Datum key_text(const char* const* names, int32 id) {
+    return PointerGetDatum(cstring_to_text(names[id]));
+}
+
+Datum feature_text(const pg::SeriesSource& source, int32 feature) {
+    if (source.feature_names != nullptr)
+        return PointerGetDatum(cstring_to_text(source.feature_names[feature]));
+    char index[16];
+    snprintf(index, sizeof index, "%d", feature + 1);
+    return PointerGetDatum(cstring_to_text(index));
+}
+
+void emit_signals(FunctionCallInfo fcinfo, const pg::SeriesSource& source, const Signals& signals) {
+    InitMaterializedSRF(fcinfo, 0);
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    for (std::size_t i = 0; i < signals.count; ++i) {
+        CHECK_FOR_INTERRUPTS();
+        Datum values[4] = {key_text(source.rows.participant_names, signals.participant[i]),
+                           source.has_recording ? key_text(source.rows.recording_names, signals.recording[i])
+                                                : 0,
+                           feature_text(source, signals.feature[i]), PointerGetDatum(signals.series[i])};
+        bool nulls[4] = {false, !source.has_recording, false, false};
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+}
+
+void emit_cost(FunctionCallInfo fcinfo, const CostRow& cost) {
+    InitMaterializedSRF(fcinfo, 0);
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    Datum values[8] = {Float8GetDatum(cost.epsilon),
+                       Float8GetDatum(cost.paper_epsilon),
+                       Float8GetDatum(cost.participant_epsilon),
+                       Float8GetDatum(cost.delta),
+                       PointerGetDatum(cstring_to_text(cost.guarantee)),
+                       BoolGetDatum(cost.non_private),
+                       PointerGetDatum(cstring_to_text(cost.mechanism)),
+                       DirectFunctionCall1(jsonb_in, CStringGetDatum(cost.parameters))};
+    bool nulls[8] = {false, false, std::isnan(cost.participant_epsilon), false, false, false, false, false};
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+// release_series(source, method, epsilon, k, chunk, sensitivity, bounds, length, chunk_semantics,
+// participant_column); release_series_cost takes the same arguments.
+void read_series_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
+    const char* names[] = {"source",      "method", "epsilon", nullptr,           "chunk",
+                           "sensitivity", nullptr,  nullptr,   "chunk_semantics", "participant_column"};
+    for (int i = 0; i < 10; ++i)
+        if (names[i] != nullptr)
+            require_arg(fcinfo, i, names[i]);
+    args->source = PG_GETARG_OID(0);
+    args->method = pg::text_arg(fcinfo, 1);
+    args->epsilon = PG_GETARG_FLOAT8(2);
+    args->k = optional_positive(fcinfo, 3, "k");
+    args->chunk = PG_GETARG_INT32(4);
+    args->sensitivity = pg::text_arg(fcinfo, 5);
+    read_bounds(fcinfo, 6, args);
+    args->length = optional_positive(fcinfo, 7, "length");
+    args->chunk_semantics = pg::text_arg(fcinfo, 8);
+    args->participant_column = NameStr(*PG_GETARG_NAME(9));
+}
+
+// exponential_dp(source, epsilon, variant, sensitivity, bounds, length, participant_column).
+void read_exponential_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
+    const char* names[] = {"source", "epsilon", "variant",           "sensitivity",
+                           nullptr,  nullptr,   "participant_column"};
+    for (int i = 0; i < 7; ++i)
+        if (names[i] != nullptr)
+            require_arg(fcinfo, i, names[i]);
+    args->source = PG_GETARG_OID(0);
+    args->epsilon = PG_GETARG_FLOAT8(1);
+    args->method = pg::text_arg(fcinfo, 2);
+    args->sensitivity = pg::text_arg(fcinfo, 3);
+    read_bounds(fcinfo, 4, args);
+    args->length = optional_positive(fcinfo, 5, "length");
+    args->participant_column = NameStr(*PG_GETARG_NAME(6));
+    args->k = args->chunk = 0;
+    args->chunk_semantics = "participant";
+}
+
+void check_series_args(const DatasetArgs& args) {
+    series_config(args); // throws for bad parameters, before any row is read
+}
+
+enum class Kind { Series, ExponentialDp };
+
+// The four dataset functions: read and check the arguments, read the source, then release (rows of
+// signals) or preview (one row of cost).
+Datum dataset_function(FunctionCallInfo fcinfo, Kind kind, bool release) {
+    DatasetArgs args;
+    if (kind == Kind::Series) {
+        read_series_args(fcinfo, &args);
+        check_series_args(args);
+    } else {
+        read_exponential_args(fcinfo, &args);
+        exponential_config(args); // throws for bad parameters, before any row is read
+    }
+    pg::SeriesSource source;
+    pg::read_series_source(args.source, args.participant_column, &source);
+    Signals signals;
+    CostRow cost;
+    if (kind == Kind::Series)
+        run_series(args, source, release, &signals, &cost);
+    else
+        run_exponential_dp(args, source, release, &signals, &cost);
+    if (release)
+        emit_signals(fcinfo, source, signals);
+    else
+        emit_cost(fcinfo, cost);
+    return static_cast<Datum>(0);
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(release_series) {
+    return dataset_function(fcinfo, Kind::Series, true);
+}
+
+GAZEPRIV_FUNCTION(release_series_cost) {
+    return dataset_function(fcinfo, Kind::Series, false);
+}
+
+GAZEPRIV_FUNCTION(exponential_dp) {
+    return dataset_function(fcinfo, Kind::ExponentialDp, true);
+}
+
+GAZEPRIV_FUNCTION(exponential_dp_cost) {
+    return dataset_function(fcinfo, Kind::ExponentialDp, false);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// series_sensitivities(source, method, chunk, sensitivity, bounds, length, participant_column).
+
+namespace {
+
+struct SensitivityRows {
+    std::size_t count;
+    int32* recording;
+    int32* feature;
+    int32* chunk;
+    int32* first;
+    int32* samples;
+    double* value;
+};
+
+void run_sensitivities(const DatasetArgs& args, const pg::SeriesSource& source, SensitivityRows* out) {
+    const core::SeriesReleaseConfig config = series_config(args);
+    const core::CancelCheck cancel(pg::interrupt_pending);
+    const core::PreparedSeries prepared = core::prepare_series_release(source.rows, config, cancel);
+    std::size_t count = 0;
+    for (std::size_t g = 0; g < prepared.data.groups.size(); ++g)
+        count += prepared.plan.chunks[g] * prepared.data.features;
+    out->count = count;
+    out->recording = allocate_array<int32>(count);
+    out->feature = allocate_array<int32>(count);
+    out->chunk = allocate_array<int32>(count);
+    out->first = allocate_array<int32>(count);
+    out->samples = allocate_array<int32>(count);
+    out->value = allocate_array<double>(count);
+    std::size_t i = 0;
+    for (const core::SignalGroup& group : prepared.data.groups) {
+        const std::size_t chunk = core::is_chunked(config.method) ? config.chunk : group.length;
+        for (std::size_t f = 0; f < prepared.data.features; ++f) {
+            const auto values = core::series_sensitivities(config, prepared.plan, group, f, cancel);
+            for (std::size_t c = 0; c < values.size(); ++c, ++i) {
+                out->recording[i] = static_cast<int32>(group.recording);
+                out->feature[i] = static_cast<int32>(f);
+                out->chunk[i] = static_cast<int32>(c + 1);
+                out->first[i] = static_cast<int32>(c * chunk + 1);
+                out->samples[i] = static_cast<int32>(std::min(chunk, group.length - c * chunk));
+                out->value[i] = values[c];
+            }
+        }
+    }
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(series_sensitivities) {
+    const char* names[] = {
+        "source", "method", "chunk", "sensitivity", nullptr, nullptr, "participant_column"};
+    for (int i = 0; i < 7; ++i)
+        if (names[i] != nullptr)
+            require_arg(fcinfo, i, names[i]);
+    DatasetArgs args;
+    args.source = PG_GETARG_OID(0);
+    args.method = pg::text_arg(fcinfo, 1);
+    args.epsilon = 1; // not used: sensitivities do not depend on it
+    args.k = 0;
+    args.chunk = PG_GETARG_INT32(2);
+    args.sensitivity = pg::text_arg(fcinfo, 3);
+    read_bounds(fcinfo, 4, &args);
+    args.length = optional_positive(fcinfo, 5, "length");
+    args.participant_column = NameStr(*PG_GETARG_NAME(6));
+    args.chunk_semantics = "participant";
+    check_series_args(args);
+    pg::SeriesSource source;
+    pg::read_series_source(args.source, args.participant_column, &source);
+    SensitivityRows rows;
+    run_sensitivities(args, source, &rows);
+
+    InitMaterializedSRF(fcinfo, 0);
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    for (std::size_t i = 0; i < rows.count; ++i) {
+        Datum values[6] = {source.has_recording ? key_text(source.rows.recording_names, rows.recording[i])
+                                                : 0,
+                           feature_text(source, rows.feature[i]),
+                           Int32GetDatum(rows.chunk[i]),
+                           Int32GetDatum(rows.first[i]),
+                           Int32GetDatum(rows.samples[i]),
+                           Float8GetDatum(rows.value[i])};
+        bool nulls[6] = {!source.has_recording, false, false, false, false, false};
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    return static_cast<Datum>(0);
+}
