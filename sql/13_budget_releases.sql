@@ -64,3 +64,42 @@ SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.prosecde
 FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN ('release_heatmap', 'privatize')
 ORDER BY (p.oid::regprocedure)::text;
 RESET gazepriv.seed;
+
+-- Time series: release_series and exponential_dp charge a dataset named in the call; analysts use
+-- release_feature_series (strict sensitivity from registered bounds, a public length, participant level).
+SET gazepriv.seed = 13;
+CREATE TABLE release_windows (participant text, task text, "window" int, features float8[]);
+INSERT INTO release_windows
+SELECT 'p' || p, t, w, ARRAY[(p * 7 + w) % 10 / 10.0, (p + w) % 5 / 5.0, (p * w) % 11]
+FROM generate_series(1, 6) p, unnest(ARRAY['read', 'walk']) t, generate_series(1, 20) w;
+SELECT gazepriv.register_dataset('windows', 'release_windows', 'participant', task_column => 'task',
+                                 window_column => 'window', features_column => 'features',
+                                 bounds => '{"features": [[0, 1], [0, 1], [0, 10]], "length": 20}');
+SELECT gazepriv.grant_budget('windows', 'postgres', 100, 0, accounting => 'basic');
+SELECT gazepriv.grant_budget('windows', 'release_dana', 100, 0, accounting => 'basic');
+-- 3 features x 2 recordings x ceil(20 / 8) = 3 chunks: participant-level epsilon = 0.1 x 3 x 6 = 1.8.
+SELECT total_epsilon, paper_epsilon, guarantee FROM gazepriv.release_series_cost(
+    'release_windows', 'cfpa', 0.1, chunk => 8, bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20);
+SELECT count(*) AS signals FROM gazepriv.release_series('release_windows', 'cfpa', 0.1, chunk => 8,
+    bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20, dataset => 'windows');
+SELECT count(*) AS signals_chunk_semantics FROM gazepriv.release_series('release_windows', 'cfpa', 0.1, chunk => 8,
+    bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20, chunk_semantics => 'chunk', dataset => 'windows');
+SET ROLE release_dana;
+SELECT count(*) AS signals, count(DISTINCT participant) AS participants
+FROM gazepriv.release_feature_series('windows', 'cfpa', 0.1, chunk => 8);
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT count(*) FROM gazepriv.release_feature_series('gaze', 'fpa', 0.1)$$,
+    $$SELECT count(*) FROM gazepriv.release_feature_series('windows', 'fpa', 0)$$,
+    $$SELECT count(*) FROM gazepriv.release_series('release_windows', 'fpa', 0.1, bounds => ARRAY[0, 1], length => 20,
+                                                   dataset => 'windows')$$]) q;
+RESET ROLE;
+SELECT gazepriv_test.error_of($$SELECT count(*) FROM gazepriv.exponential_dp('release_windows', 1, 'paper',
+    bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20, dataset => 'windows')$$);
+SELECT count(*) AS laplace_signals FROM gazepriv.exponential_dp('release_windows', 1, 'laplace',
+    bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20, dataset => 'windows');
+SELECT role, mechanism, epsilon, guarantee FROM gazepriv.ledger WHERE dataset = 'windows' ORDER BY id;
+SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.prosecdef
+FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace
+  AND p.proname IN ('release_feature_series', 'release_series', 'exponential_dp')
+ORDER BY (p.oid::regprocedure)::text;
+RESET gazepriv.seed;

@@ -80,10 +80,10 @@ CREATE FUNCTION @extschema@.release_series(source regclass, method text, epsilon
                                            chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',
                                            bounds float8[] DEFAULT NULL, length int DEFAULT NULL,
                                            chunk_semantics text DEFAULT 'participant',
-                                           participant_column name DEFAULT 'participant')
+                                           participant_column name DEFAULT 'participant', dataset text DEFAULT NULL)
     RETURNS TABLE (participant text, recording text, feature text, series float8[])
     AS 'MODULE_PATHNAME', 'gazepriv_release_series' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int, text, float8[], int, text, name) IS
+COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int, text, float8[], int, text, name, text) IS
     'Releases every participant''s feature signals perturbed by lpa, fpa, cfpa or dcfpa (Bozkir et al. 2021), one row '
     'per participant, recording and feature with the whole released signal. Source columns: participant (or '
     'participant_column), optional recording or task, t or window (orders each signal), and either features (an '
@@ -94,7 +94,9 @@ COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int,
     'and dcfpa). Neighbours differ in one participant''s signals; the release costs epsilon x features x (sum over '
     'recordings of the chunks per signal) under that relation, or epsilon x features (the paper''s number) with '
     'chunk_semantics => ''chunk''; release_series_cost shows both. Non-private choices: empirical sensitivity, '
-    'length NULL. Charges no budget yet (the budget issue wires the charge of the computed cost).';
+    'length NULL. With dataset, charges release_series_cost''s total to the caller''s budget on it before any noise '
+    'is drawn (guarantee kind dp; record-dp under chunk semantics, which protect one chunk, not a participant); '
+    'without, charges nothing.';
 
 CREATE FUNCTION @extschema@.release_series_cost(source regclass, method text, epsilon float8, k int DEFAULT NULL,
                                                 chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',
@@ -125,10 +127,11 @@ COMMENT ON FUNCTION @extschema@.series_sensitivities(regclass, text, int, text, 
 
 CREATE FUNCTION @extschema@.exponential_dp(source regclass, epsilon float8, variant text DEFAULT 'laplace',
                                            sensitivity text DEFAULT 'clipped', bounds float8[] DEFAULT NULL,
-                                           length int DEFAULT NULL, participant_column name DEFAULT 'participant')
+                                           length int DEFAULT NULL, participant_column name DEFAULT 'participant',
+                                           dataset text DEFAULT NULL)
     RETURNS TABLE (participant text, recording text, feature text, series float8[])
     AS 'MODULE_PATHNAME', 'gazepriv_exponential_dp' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION @extschema@.exponential_dp(regclass, float8, text, text, float8[], int, name) IS
+COMMENT ON FUNCTION @extschema@.exponential_dp(regclass, float8, text, text, float8[], int, name, text) IS
     'Exponential-DP (Steil et al. 2019) as David-John et al. 2022 describe it, over the same sources as '
     'release_series: per feature the range delta_i (max - min, or hi - lo of public bounds), per recording t_max '
     'with shorter signals padded by repeating their last value. variant => ''paper'': every value + -ln(y) / (lambda '
@@ -136,8 +139,9 @@ COMMENT ON FUNCTION @extschema@.exponential_dp(regclass, float8, text, text, flo
     'exponential is not Laplace noise). variant => ''laplace'' (default, corrected): every value + Laplace(2 '
     'delta_i / epsilon). Privacy: the papers report epsilon per feature; for the laplace variant each value is '
     'epsilon/2-DP and one participant''s values compose to features x (sum over recordings of t_max) x epsilon / 2 '
-    '(see exponential_dp_cost). Non-private choices: the paper variant, empirical ranges, length NULL. Charges no '
-    'budget yet.';
+    '(see exponential_dp_cost). Non-private choices: the paper variant, empirical ranges, length NULL. With dataset, '
+    'charges the laplace variant''s cost to the caller''s budget before any noise; the paper variant has no DP proof '
+    'and cannot be charged (22023).';
 
 CREATE FUNCTION @extschema@.exponential_dp_cost(source regclass, epsilon float8, variant text DEFAULT 'laplace',
                                                 sensitivity text DEFAULT 'clipped', bounds float8[] DEFAULT NULL,
@@ -151,3 +155,58 @@ COMMENT ON FUNCTION @extschema@.exponential_dp_cost(regclass, float8, text, text
     'total_epsilon = participant_epsilon = features x (sum of t_max) x epsilon / 2; for the paper variant the '
     'paper''s claim epsilon x features, flagged non-private (no DP proof) with participant_epsilon NULL. '
     'Privacy: reads the data''s shape and ranges; releases no values; charges no budget.';
+
+-- Analyst release ---------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.release_feature_series(dataset text, method text, epsilon float8, k int DEFAULT NULL,
+                                                   chunk int DEFAULT 64, length int DEFAULT NULL)
+    RETURNS TABLE (participant text, recording text, feature text, series float8[])
+    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets;
+    public_bounds float8[];
+    public_length int := length;
+BEGIN
+    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_feature_series.dataset;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    END IF;
+    -- release_series reads the columns (participant, task or recording, window or t, features): a curator
+    -- registers a view that renames other columns.
+    IF d.features_column IS DISTINCT FROM 'features' OR d.window_column NOT IN ('window', 't')
+       OR (d.task_column IS NOT NULL AND d.task_column NOT IN ('task', 'recording')) THEN
+        RAISE EXCEPTION 'dataset "%" must name its columns task (or recording), window (or t) and features for a series '
+                        'release', dataset USING ERRCODE = '22023',
+              HINT = 'A curator registers a view that renames the columns.';
+    END IF;
+    -- Analysts get only the strict release: sensitivities from the registered public bounds
+    -- {"features": [[lower, upper], ...]}, and a public signal length.
+    IF jsonb_typeof(d.bounds -> 'features') = 'array' THEN
+        SELECT array_agg(ARRAY[(e ->> 0)::float8, (e ->> 1)::float8] ORDER BY i) INTO public_bounds
+        FROM jsonb_array_elements(d.bounds -> 'features') WITH ORDINALITY AS b(e, i);
+    ELSE
+        RAISE EXCEPTION 'dataset "%" has no public feature bounds', dataset USING ERRCODE = '22023',
+            HINT = 'A curator registers bounds => ''{"features": [[lower, upper], ...]}''.';
+    END IF;
+    IF public_length IS NULL AND jsonb_typeof(d.bounds -> 'length') = 'number' THEN
+        public_length := (d.bounds ->> 'length')::int;
+    END IF;
+    IF public_length IS NULL THEN
+        RAISE EXCEPTION 'a series release needs a public signal length' USING ERRCODE = '22023',
+            HINT = 'Pass length => n, or a curator registers bounds with "length".';
+    END IF;
+    -- Participant-level accounting only: the paper's chunk semantics would undercharge a participant.
+    RETURN QUERY SELECT * FROM @extschema@.release_series(d.relation, method, epsilon, k, chunk, 'clipped',
+                                                          public_bounds, public_length, 'participant',
+                                                          d.participant_column, dataset);
+END $$;
+COMMENT ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int) IS
+    'Analyst release: every participant''s feature signals of a registered dataset (columns task or recording, window '
+    'or t, features) released by release_series with the strict clipped sensitivity from the dataset''s public '
+    'bounds and a public length (the argument, or bounds.length). Privacy: epsilon per feature (per chunk for cfpa, '
+    'dcfpa); neighbours differ in one participant''s signals; charges the participant-level total (epsilon x features '
+    'x chunks per participant) to the caller''s budget before any noise is drawn.';
+REVOKE ALL ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int)
+    TO gazepriv_analyst, gazepriv_curator;

@@ -106,7 +106,9 @@ SeriesPlan plan(const SeriesReleaseConfig& config, const SeriesDataset& data,
         config.semantics == ChunkSemantics::Participant ? result.participant_epsilon : result.paper_epsilon;
     cost.delta = 0;
     cost.rho = -1;
-    cost.guarantee = Guarantee::DifferentialPrivacy;
+    // Chunk semantics (the paper's) protect one chunk of one participant's signal, not the participant.
+    cost.guarantee = config.semantics == ChunkSemantics::Participant ? Guarantee::DifferentialPrivacy
+                                                                     : Guarantee::RecordDifferentialPrivacy;
     cost.mechanism = to_string(config.method);
     std::vector<std::string> non_private;
     if (config.sensitivity == SensitivityMode::Empirical)

@@ -4,8 +4,8 @@
 // objects are gone when it returns, and only then builds the result rows.
 //
 // Budget: the full cost of a release is computed by the core (SeriesPlan / ExponentialDpPlan) before
-// any noise is drawn; the *_cost functions return it. Charging it to a dataset's budget is wired by
-// the budget issue at the marked place in run_series() and run_exponential_dp().
+// any noise is drawn; the *_cost functions return it, and with a dataset the release charges it there
+// first (run_series, run_exponential_dp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include "pg/args.hpp"
 #include "pg/arrays.hpp"
 #include "pg/backend_rng.hpp"
+#include "pg/budget.hpp"
 #include "pg/guard.hpp"
 #include "pg/memory.hpp"
 #include "pg/series_source.hpp"
@@ -47,6 +48,7 @@ struct DatasetArgs {
     int32 chunk; // release_series only
     const char* sensitivity;
     const char* chunk_semantics; // release_series only
+    const char* dataset;         // nullptr: charge nothing
     const double* bounds;        // nullptr: NULL
     std::size_t bound_rows, bound_columns;
     int32 length; // 0: NULL (the longest signal)
@@ -214,7 +216,8 @@ void run_series(const DatasetArgs& args, const pg::SeriesSource& source, bool re
     copy_cost(prepared.plan.cost, prepared.plan.paper_epsilon, prepared.plan.participant_epsilon, cost);
     if (!release)
         return;
-    // The budget issue charges prepared.plan.cost here, before any noise is drawn.
+    if (args.dataset != nullptr) // before any noise is drawn
+        pg::charge_release(args.dataset, prepared.plan.cost);
     core::release_series(prepared, config, pg::backend_rng(), cancel);
     results.collect(prepared.data, signals);
 }
@@ -231,7 +234,13 @@ void run_exponential_dp(const DatasetArgs& args, const pg::SeriesSource& source,
     copy_cost(prepared.plan.cost, prepared.plan.paper_epsilon, participant, cost);
     if (!release)
         return;
-    // The budget issue charges prepared.plan.cost here, before any noise is drawn.
+    if (args.dataset != nullptr) { // before any noise is drawn
+        if (config.variant != core::ExponentialDpVariant::Laplace)
+            throw core::InvalidArgument(
+                "the paper-literal exponential_dp has no DP proof, so it cannot be charged to a "
+                "privacy budget; use variant => 'laplace'");
+        pg::charge_release(args.dataset, prepared.plan.cost);
+    }
     core::release_exponential_dp(prepared, config, pg::backend_rng(), cancel);
     results.collect(prepared.data, signals);
 }
@@ -298,6 +307,7 @@ void read_series_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
     args->length = optional_positive(fcinfo, 7, "length");
     args->chunk_semantics = pg::text_arg(fcinfo, 8);
     args->participant_column = NameStr(*PG_GETARG_NAME(9));
+    args->dataset = PG_NARGS() > 10 && !PG_ARGISNULL(10) ? pg::text_arg(fcinfo, 10) : nullptr;
 }
 
 // exponential_dp(source, epsilon, variant, sensitivity, bounds, length, participant_column).
@@ -316,6 +326,7 @@ void read_exponential_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
     args->participant_column = NameStr(*PG_GETARG_NAME(6));
     args->k = args->chunk = 0;
     args->chunk_semantics = "participant";
+    args->dataset = PG_NARGS() > 7 && !PG_ARGISNULL(7) ? pg::text_arg(fcinfo, 7) : nullptr;
 }
 
 void check_series_args(const DatasetArgs& args) {
@@ -327,7 +338,7 @@ enum class Kind { Series, ExponentialDp };
 // The four dataset functions: read and check the arguments, read the source, then release (rows of
 // signals) or preview (one row of cost).
 Datum dataset_function(FunctionCallInfo fcinfo, Kind kind, bool release) {
-    DatasetArgs args;
+    DatasetArgs args{};
     if (kind == Kind::Series) {
         read_series_args(fcinfo, &args);
         check_series_args(args);
@@ -422,7 +433,7 @@ GAZEPRIV_FUNCTION(series_sensitivities) {
     for (int i = 0; i < 7; ++i)
         if (names[i] != nullptr)
             require_arg(fcinfo, i, names[i]);
-    DatasetArgs args;
+    DatasetArgs args{};
     args.source = PG_GETARG_OID(0);
     args.method = pg::text_arg(fcinfo, 1);
     args.epsilon = 1; // not used: sensitivities do not depend on it
