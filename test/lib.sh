@@ -80,3 +80,14 @@ stop_cluster() {
     as_server_user "$("$PG_CONFIG" --bindir)/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate stop >/dev/null 2>&1 || true
     CLUSTER_DIR=
 }
+
+# For script tests and SQL benchmarks: a throwaway cluster in $dir (a scratch directory the server user can
+# read, removed at exit with the cluster), server settings from CLUSTER_OPTIONS.
+throwaway_cluster() {
+    dir=$(scratch_dir)
+    trap 'stop_cluster; rm -rf "$dir"' EXIT
+    start_cluster "$dir"
+}
+
+# psql on the current cluster, stopping at the first error.
+cluster_psql() { "$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }

@@ -4,11 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-CLUSTER_OPTIONS="-c max_worker_processes=16" start_cluster "$dir"
+CLUSTER_OPTIONS="-c max_worker_processes=16" throwaway_cluster
 bin=$("$PG_CONFIG" --bindir)
-psql() { "$bin/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+psql() { cluster_psql "$@"; }
 psql <<'SQL'
 CREATE EXTENSION gazepriv;
 CREATE TABLE g (participant text);

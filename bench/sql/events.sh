@@ -6,11 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-start_cluster "$dir"
-bin=$("$PG_CONFIG" --bindir)
-psql() { "$bin/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
+throwaway_cluster
+psql() { cluster_psql -P footer=off "$@"; }
 mkdir -p bench/out
 
 # The full datasets, in the canonical sample shape.

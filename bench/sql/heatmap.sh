@@ -11,10 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
 
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-start_cluster "$dir" >/dev/null
-psql_() { "$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
+throwaway_cluster >/dev/null
+psql_() { cluster_psql -P footer=off "$@"; }
 
 psql_ -c "CREATE EXTENSION gazepriv" -c "CREATE TABLE uniss_raw (participant text, stimulus int, t_ms float8, x float8,
     y float8, pupil_left float8, pupil_right float8, event text, fixation_index int)"

@@ -14,10 +14,8 @@ cd "$(dirname "$0")/../.."
 . test/lib.sh
 OUT=$REPO/bench/out
 mkdir -p "$OUT"
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-start_cluster "$dir" >/dev/null
-psql_run() { "$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+throwaway_cluster >/dev/null
+psql_run() { cluster_psql "$@"; }
 now() { date +%s.%N; }
 # best_of N SQL: the shortest wall time of N runs, in seconds.
 best_of() {

@@ -3,11 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-start_cluster "$dir"
+throwaway_cluster
 bin=$("$PG_CONFIG" --bindir)
-psql() { "$bin/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+psql() { cluster_psql "$@"; }
 
 psql <<'SQL'
 CREATE DATABASE source;

@@ -5,10 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-start_cluster "$dir"
-psql_run() { "$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+throwaway_cluster
+psql_run() { cluster_psql "$@"; }
 
 psql_run <<'SQL'
 CREATE EXTENSION gazepriv;
