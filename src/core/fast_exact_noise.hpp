@@ -21,8 +21,8 @@
 // As t < 2^56 < 2^(64 + sigma), at most one multiple of the divisor lies in (a, a + t): unless one does
 // (about t 2^-(64 + sigma) of the draws), w decides; otherwise the rest of x, still uniform, is compared
 // exactly with the rational position (b - a)/t of that multiple b. No floating-point number is drawn, no
-// probability is rounded, every K and every tie length is handled (the digit storage grows): the only
-// departure from Exp(1) is the reference samplers' own rejection of outputs above 2^62.
+// probability is rounded, every K and every tie length is handled (the digit storage grows): the
+// outputs have exactly the reference distributions, including their rejection of outputs above 2^62.
 // Scales the method does not cover (s not a power of two or above 2^62, t >= 2^56; rational_scale_at_least
 // never produces them) fall back to the reference samplers, which have the same distribution.
 #pragma once
