@@ -9,11 +9,11 @@
 // test/demo/hoppe_features.psql through the core), brought to the paper's size as series_features.hpp
 // describes (windows repeated to 3,600, features 34..48 repeating 1..15; 58 recordings have windows).
 // With --public-bounds it prints the features' public clip bounds as a SQL array (bench/sql/series.sh).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <cstdio>
-#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
