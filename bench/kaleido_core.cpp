@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/discrete.hpp"
-#include "core/fast_noise.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/kaleido.hpp"
 #include "core/noise.hpp"
 #include "core/random.hpp"
@@ -313,7 +313,7 @@ int main() {
                     static_cast<long long>(counts.max_tests_in_window));
     }
 
-    // The exact samplers the core uses (fast_noise.hpp) against the foundation's, same distributions.
+    // The exact samplers the core uses (fast_exact_noise.hpp) against the foundation's, same distributions.
     struct Sampler {
         const char* name;
         std::function<double()> reference, fast;

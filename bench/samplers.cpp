@@ -1,6 +1,9 @@
 // Sampler throughput: every secure sampler against a plain std::mt19937_64 + std::normal_distribution
-// baseline measured in the same run (not secure: no CSPRNG, floating-point noise). Prints a table.
+// baseline measured in the same run (not secure: no CSPRNG, floating-point noise), the faster exact
+// samplers of fast_exact_noise.hpp next to the reference samplers with the same distributions. Prints a
+// table.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -9,6 +12,7 @@
 #include <vector>
 
 #include "core/discrete.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/gaussian_table.hpp"
 #include "core/noise.hpp"
 #include "core/random.hpp"
@@ -62,6 +66,9 @@ int main() {
     const RationalScale laplace_large = rational_scale_at_least(1.76e6);
     const GridLaplace grid_laplace = GridLaplace::with_scale(2.0);
     const GridGaussian grid_gaussian = GridGaussian::with_sigma(2.0);
+    const RationalScale geometric_units = rational_scale_at_least(std::ldexp(1.3, 40));
+    const FastGridExponential exponential = FastGridExponential::with_mean(1.0);
+    std::vector<double> values(10000, 0.3);
 
     struct Row {
         std::string name;
@@ -91,6 +98,29 @@ int main() {
          throughput(batch_of([&] { return grid_exponential(rng, 1.0); }), 10000)},
         {"planar Laplace radius, Gamma(2, 1)",
          throughput(batch_of([&] { return planar_laplace_radius(rng, 1.0); }), 10000)},
+        {"geometric, exact CKS, scale=1.3*2^40",
+         throughput(batch_of([&] { return discrete_geometric(rng, geometric_units); }), 10000)},
+        {"Laplace on 2^-40 grid, scale=2, release of a value",
+         throughput(batch_of([&] { return grid_laplace.release(0.3, rng); }), 10000)},
+        {"fast exact: discrete Laplace, scale=3",
+         throughput(batch_of([&] { return fast_discrete_laplace(rng, laplace_small); }), 10000)},
+        {"fast exact: discrete Laplace, scale=1.76e6",
+         throughput(batch_of([&] { return fast_discrete_laplace(rng, laplace_large); }), 10000)},
+        {"fast exact: geometric, scale=1.3*2^40",
+         throughput(batch_of([&] { return fast_discrete_geometric(rng, geometric_units); }), 10000)},
+        {"fast exact: Laplace on 2^-40 grid, release of a value",
+         throughput(batch_of([&] { return fast_grid_laplace_release(grid_laplace, 0.3, rng); }), 10000)},
+        {"fast exact: Laplace on 2^-40 grid, release of an array",
+         throughput(
+             [&] {
+                 fast_grid_laplace_release(grid_laplace, values.data(), values.data(), values.size(), rng);
+                 sink_double = values[0];
+             },
+             values.size())},
+        {"fast exact: exponential on grid, mean=1",
+         throughput(batch_of([&] { return exponential.draw(rng); }), 10000)},
+        {"fast exact: planar Laplace radius, Gamma(2, 1)",
+         throughput(batch_of([&] { return fast_planar_laplace_radius(rng, 1.0); }), 10000)},
     };
     // Building the heatmap-scale table, which the cache amortises across releases.
     const auto start = std::chrono::steady_clock::now();

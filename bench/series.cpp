@@ -1,27 +1,26 @@
-// Time-series release throughput: 60 recordings (20 Hoppe participants x 3 segments) x 48 features x
-// 3,600 windows, every variant (LPA, FPA, CFPA-32/64/128, DCFPA-32/64/128) through the same core path as
-// release_series (rows -> padded signals -> plan and cost -> Eq. 7 or clipped sensitivities -> noise),
-// against baselines measured in the same run:
-//  - copy: memcpy of the 10.4 M values (the floor: touching the data once);
+// Time-series release throughput at the paper's scale: 60 recordings (20 Hoppe participants x 3 tasks)
+// x 48 features x 3,600 windows, every variant (LPA, FPA, CFPA-32/64/128, DCFPA-32/64/128) through the
+// same core path as release_series (rows -> padded signals -> plan and cost -> Eq. 7 or clipped
+// sensitivities -> noise), against baselines measured in the same run:
+//  - copy: one pass over the padded signals (the floor: touching the data once);
 //  - straightforward: the same algorithm written the obvious way, with FFTW plans made and destroyed
 //    for every transform and the CKS grid sampler (GridLaplace::release), sharing our Eq. 7 code.
-// The dataset: 10 s windows stepped every 1/60 s over each segment, the first 3,600 of each, padded to
-// the public length 3,600 (Hoppe segments are 0.5-9 min; the paper's 30 s / 0.5 s windows would give at
-// most ~1,000 per recording).
-// With --write-features FILE it also writes the dataset as CSV rows (participant, task, window,
-// features) for bench/sql/series.sh, and FILE.bin (float64, recordings x 3600 x 48) for the numpy peer.
+// The features are the project's own (hoppe_features.hpp: the 33 features of
+// test/demo/hoppe_features.psql through the core), brought to the paper's size as series_features.hpp
+// describes (windows repeated to 3,600, features 34..48 repeating 1..15; 58 recordings have windows).
+// With --public-bounds it prints the features' public clip bounds as a SQL array (bench/sql/series.sh).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <fftw3.h>
 
-#include "core/fast_laplace.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/noise.hpp"
 #include "core/random.hpp"
 #include "core/series.hpp"
@@ -33,7 +32,7 @@ using namespace series_bench;
 
 namespace {
 
-constexpr std::size_t kLength = 3600;
+constexpr std::size_t kLength = kPaperLength;
 
 double cpu_seconds() {
     timespec t{};
@@ -80,9 +79,7 @@ SeriesReleaseConfig config_of(const Variant& v, SensitivityMode mode) {
     c.chunk = is_chunked(v.method) ? v.chunk : 64;
     c.sensitivity = mode;
     c.length = kLength;
-    const std::vector<double> b = public_bounds();
-    for (std::size_t f = 0; f < kFeatures; ++f)
-        c.bounds.push_back({b[2 * f], b[2 * f + 1]});
+    c.bounds = public_bounds(kPaperFeatures);
     return c;
 }
 
@@ -138,57 +135,6 @@ void straightforward_release(PreparedSeries& prepared, const SeriesReleaseConfig
     }
 }
 
-void write_features(const FeatureTable& table, const std::string& path) {
-    std::FILE* csv = std::fopen(path.c_str(), "w");
-    std::FILE* bin = std::fopen((path + ".bin").c_str(), "wb");
-    if (csv == nullptr || bin == nullptr)
-        throw std::runtime_error("cannot write " + path);
-    // CSV: the rows as they are.
-    for (std::size_t i = 0; i < table.rows(); ++i) {
-        std::fprintf(csv, "%s,%s,%d,\"{", table.participant_names[table.participant[i]].c_str(),
-                     kSegmentNames[table.recording[i]], int(table.t[i]));
-        for (std::size_t f = 0; f < kFeatures; ++f) {
-            const double v = table.values[i * kFeatures + f];
-            std::fprintf(csv, f ? ",%s" : "%s", std::isfinite(v) ? std::to_string(v).c_str() : "NULL");
-        }
-        std::fprintf(csv, "}\"\n");
-    }
-    // Binary: padded (zeros; missing values as 0) recordings x 3600 x 48, recordings in participant-major
-    // order.
-    const std::size_t recordings = table.participant_names.size() * kSegments;
-    std::vector<double> cube(recordings * kLength * kFeatures, 0.0);
-    for (std::size_t i = 0; i < table.rows(); ++i) {
-        const std::size_t r = std::size_t(table.participant[i]) * kSegments + std::size_t(table.recording[i]);
-        const std::size_t t = std::size_t(table.t[i]);
-        if (t >= kLength)
-            continue;
-        for (std::size_t f = 0; f < kFeatures; ++f) {
-            const double v = table.values[i * kFeatures + f];
-            cube[(r * kLength + t) * kFeatures + f] = std::isfinite(v) ? v : 0;
-        }
-    }
-    std::fwrite(cube.data(), sizeof(double), cube.size(), bin);
-    std::fclose(csv);
-    std::fclose(bin);
-}
-
-// The dataset of the benchmark: the windows of the first 3,600 per recording (the release truncates
-// the rest anyway).
-FeatureTable first_windows(const FeatureTable& table) {
-    FeatureTable out;
-    out.participant_names = table.participant_names;
-    for (std::size_t i = 0; i < table.rows(); ++i) {
-        if (table.t[i] >= double(kLength))
-            continue;
-        out.participant.push_back(table.participant[i]);
-        out.recording.push_back(table.recording[i]);
-        out.t.push_back(table.t[i]);
-        out.values.insert(out.values.end(), table.values.begin() + std::ptrdiff_t(i * kFeatures),
-                          table.values.begin() + std::ptrdiff_t((i + 1) * kFeatures));
-    }
-    return out;
-}
-
 struct Timing {
     Seconds empirical, clipped, straightforward;
 };
@@ -228,24 +174,29 @@ Timing time_variant(const SeriesRows& rows, const Variant& v, bool public_k, boo
 } // namespace
 
 int main(int argc, char** argv) {
-    const auto load_start = std::chrono::steady_clock::now();
-    const std::vector<Recording> recordings = load_recordings();
-    const FeatureTable table = first_windows(extract_features(recordings, 10000, 1000.0 / 60));
-    const double load_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-    if (argc == 3 && std::strcmp(argv[1], "--write-features") == 0) {
-        write_features(table, argv[2]);
-        std::printf("wrote %s and %s.bin\n", argv[2], argv[2]);
+    if (argc == 2 && std::string(argv[1]) == "--public-bounds") { // for bench/sql/series.sh
+        const char* separator = "{";
+        for (const FeatureBounds& b : public_bounds(kPaperFeatures)) {
+            std::printf("%s{%.17g,%.17g}", separator, b.lo, b.hi);
+            separator = ",";
+        }
+        std::printf("}\n");
         return 0;
     }
+    const auto load_start = std::chrono::steady_clock::now();
+    const auto windows = gazepriv::bench::hoppe_feature_windows(gazepriv::bench::load_hoppe_recordings());
+    const FeatureRows table = at_paper_scale(windows);
+    const double load_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
     const SeriesRows rows = rows_of(table);
+    const std::size_t recordings = table.recordings_with_rows();
     std::printf(
-        "Hoppe 2018: %zu participants x %zu segments = %zu recordings, %zu windows (10 s every 1/60 s, "
-        "the first %zu of each segment), %zu features, padded to %zu (data read in %.1f s)\n",
-        table.participant_names.size(), kSegments, table.participant_names.size() * kSegments, table.rows(),
-        kLength, kFeatures, kLength, load_s);
-    const double values = double(table.participant_names.size() * kSegments * kLength * kFeatures);
-
+        "Hoppe 2018: %zu participants x %zu tasks, %zu recordings with windows; the %zu features of "
+        "hoppe_features.psql (30 s windows every 0.5 s) at the paper's scale: windows repeated to %zu per "
+        "recording, features 34..%zu repeating 1..%zu (data read and features extracted in %.1f s)\n",
+        table.participant_names.size(), kHoppeTasks, recordings, gazepriv::core::kFeatureCount, kLength,
+        kPaperFeatures, kRepeatedFeatures, load_s);
+    const double values = double(recordings * kLength * kPaperFeatures);
     const Variant variants[] = {
         {"LPA", SeriesMethod::Lpa, 0},         {"FPA", SeriesMethod::Fpa, 0},
         {"CFPA-32", SeriesMethod::Cfpa, 32},   {"CFPA-64", SeriesMethod::Cfpa, 64},
@@ -271,7 +222,8 @@ int main(int argc, char** argv) {
         "cpu (%.0f wall), part of every release below\n",
         values / 1e6, copy_s.cpu * 1e3, copy_s.wall * 1e3, assemble_s.cpu * 1e3, assemble_s.wall * 1e3);
     {
-        // The noise sampler: GridLaplace::release (the CKS sampler) against release_fast, same distribution.
+        // The noise sampler: GridLaplace::release (the CKS sampler) against fast_grid_laplace_release, same
+        // distribution.
         const GridLaplace noise = GridLaplace::mechanism(3600, 1, 3600);
         std::vector<double> buffer(1000000, 0.37);
         const Seconds cks = seconds_of(
@@ -280,8 +232,8 @@ int main(int argc, char** argv) {
                     v = noise.release(0.37, rng);
             },
             3);
-        const Seconds fast =
-            seconds_of([&] { release_fast(noise, buffer.data(), buffer.data(), buffer.size(), rng); }, 3);
+        const Seconds fast = seconds_of(
+            [&] { fast_grid_laplace_release(noise, buffer.data(), buffer.data(), buffer.size(), rng); }, 3);
         std::printf(
             "Laplace noise on the grid, 1 M values (cpu): CKS sampler %.1f M/s, fast exact sampler %.1f "
             "M/s (%.1fx)\n",
@@ -295,10 +247,11 @@ int main(int argc, char** argv) {
             public_k ? "k from the public rule (1 at this epsilon: each block's noisy mean)"
                      : "k = one eighth of each block's bins (451 for whole signals, 5 / 9 / 17 for "
                        "chunks of 32 / 64 / 128)");
-        std::printf("Seconds of CPU (wall in brackets); ratios of CPU times.\n\n");
-        std::printf("| variant | k | empirical | vs copy | clipped | vs copy |%s\n",
+        std::printf("Seconds of CPU (wall in brackets); ratios of CPU times; per feature: CPU ms per feature "
+                    "signal set (every recording x 3,600 windows), empirical / clipped.\n\n");
+        std::printf("| variant | k | empirical | vs copy | clipped | vs copy | ms per feature |%s\n",
                     public_k ? " straightforward | speed-up |" : "");
-        std::printf("|---|---:|---:|---:|---:|---:|%s\n", public_k ? "---:|---:|" : "");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|%s\n", public_k ? "---:|---:|" : "");
         Timing total;
         total.empirical = total.clipped = total.straightforward = {0, 0};
         auto add = [](Seconds& a, const Seconds& b) {
@@ -306,9 +259,10 @@ int main(int argc, char** argv) {
             a.cpu += b.cpu;
         };
         auto row = [&](const std::string& name, const std::string& k, const Timing& t) {
-            std::printf("| %s | %s | %.3f (%.3f) | %.0fx | %.3f (%.3f) | %.0fx |", name.c_str(), k.c_str(),
-                        t.empirical.cpu, t.empirical.wall, t.empirical.cpu / copy_s.cpu, t.clipped.cpu,
-                        t.clipped.wall, t.clipped.cpu / copy_s.cpu);
+            std::printf("| %s | %s | %.3f (%.3f) | %.0fx | %.3f (%.3f) | %.0fx | %.1f / %.1f |", name.c_str(),
+                        k.c_str(), t.empirical.cpu, t.empirical.wall, t.empirical.cpu / copy_s.cpu,
+                        t.clipped.cpu, t.clipped.wall, t.clipped.cpu / copy_s.cpu,
+                        t.empirical.cpu / kPaperFeatures * 1e3, t.clipped.cpu / kPaperFeatures * 1e3);
             if (public_k)
                 std::printf(" %.2f (%.2f) | %.0fx |", t.straightforward.cpu, t.straightforward.wall,
                             t.straightforward.cpu / t.empirical.cpu);

@@ -1,296 +1,115 @@
-// Windowed eye-movement features from the raw Hoppe et al. 2018 recordings, for the time-series
-// benchmarks (bench/series.cpp, bench/series_utility.cpp). A stand-in for the feature-extraction issue,
-// which is being built concurrently: simple sliding-window statistics, 48 per window like the paper's
-// feature sets.
-//
-// Each participant's walk is split into three recordings at the shop times of participants.csv: the
-// way to the shop, the shop, the way back (the "document types" of the paper's setting). Gaze is valid
-// inside [-1, 2]^2 (data README); pupil values <= 0 are missing. Per window:
-//  - for x, y, pupil left, pupil right, mean pupil and gaze speed (frame widths per second between
-//    consecutive valid samples): mean, standard deviation, min, max, range, mean absolute successive
-//    difference (36 features);
-//  - fractions of fixation, saccade, blink and unlabelled samples, invalid-gaze and missing-pupil rates,
-//    fixation, saccade and blink onsets per second, mean fixation, saccade and blink durations in s (12).
-// A statistic without valid samples in its window is NaN (a missing value).
+// The datasets of the time-series benchmarks (bench/series.cpp, bench/series_utility.cpp): the canonical
+// Hoppe feature windows (hoppe_features.hpp, the features of test/demo/hoppe_features.psql), one
+// recording per participant and task, in the shape of core::SeriesRows (array form).
+//  - as_extracted: the windows as they are (33 features, 30 s windows every 0.5 s, 0 to 877 windows
+//    per recording); the utility benchmark reads these real signals.
+//  - at_paper_scale: the paper's size for the throughput benchmarks, 48 features x 3,600 windows per
+//    recording. The features give 33 per window and a recording at most 877 windows, so each
+//    recording's windows are repeated end to end up to 3,600 and features 34..48 repeat features 1..15
+//    (fixation and saccade statistics): every value is a real feature value, the work is that of 48
+//    distinct signals of 3,600 values (the release never looks at repetitions). Recordings without a
+//    window (two shop visits shorter than 30 s) stay empty, as in SQL.
+// bench/sql/series.sh builds the same table in SQL from hoppe_features.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <deque>
-#include <fstream>
-#include <limits>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/gaze_features.hpp"
 #include "core/series_dataset.hpp"
+#include "hoppe_features.hpp"
 
 namespace series_bench {
 
-constexpr std::size_t kFeatures = 48;
-constexpr std::size_t kSegments = 3;
-inline const char* const kSegmentNames[kSegments] = {"way_out", "shop", "way_back"};
+using gazepriv::bench::HoppeFeatureWindows;
+using gazepriv::bench::kHoppeTasks;
 
-struct Sample {
-    double t_ms, x, y, pupil_right, pupil_left;
-    char event;
-};
+constexpr std::size_t kPaperFeatures = 48;
+constexpr std::size_t kPaperLength = 3600;
+constexpr std::size_t kRepeatedFeatures = kPaperFeatures - gazepriv::core::kFeatureCount; // 15
 
-struct Recording {
-    int participant;
-    std::vector<Sample> samples;
-    double shop_enter_ms, shop_leave_ms;
-};
-
-// Feature windows in the shape of core::SeriesRows (array form).
-struct FeatureTable {
+// Feature windows in the shape of core::SeriesRows (array form): rows of `width` values.
+struct FeatureRows {
+    std::size_t width = 0;
     std::vector<std::int32_t> participant, recording;
-    std::vector<double> t, values; // values: rows x kFeatures
+    std::vector<double> t, values; // values: rows x width
     std::vector<std::string> participant_names;
     std::size_t rows() const { return t.size(); }
+    std::size_t recordings_with_rows() const {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < rows(); ++i)
+            n += i == 0 || participant[i] != participant[i - 1] || recording[i] != recording[i - 1];
+        return n;
+    }
 };
 
-// The table as core::SeriesRows (array form, one recording per segment).
-inline gazepriv::core::SeriesRows rows_of(const FeatureTable& table) {
+inline gazepriv::core::SeriesRows rows_of(const FeatureRows& table) {
     gazepriv::core::SeriesRows rows;
     rows.count = table.rows();
-    rows.width = kFeatures;
+    rows.width = table.width;
     rows.participant = table.participant.data();
     rows.recording = table.recording.data();
     rows.t = table.t.data();
     rows.values = table.values.data();
     rows.participants = table.participant_names.size();
-    rows.recordings = kSegments;
+    rows.recordings = kHoppeTasks;
     return rows;
 }
 
-inline std::string data_dir() {
-    const char* env = std::getenv("GAZEPRIV_DATA");
-    return std::string(env != nullptr && *env ? env : "../shared/data") + "/hoppe2018_everyday";
-}
-
-inline double field(const std::string& s) {
-    return s.empty() ? std::numeric_limits<double>::quiet_NaN() : std::strtod(s.c_str(), nullptr);
-}
-
-inline std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> out;
-    std::string cell;
-    std::stringstream ss(line);
-    while (std::getline(ss, cell, ','))
-        out.push_back(cell);
-    if (!line.empty() && line.back() == ',')
-        out.push_back("");
-    return out;
-}
-
-// The 20 participants with samples, in participants.csv order.
-inline std::vector<Recording> load_recordings() {
-    const std::string dir = data_dir();
-    std::ifstream meta(dir + "/participants.csv");
-    if (!meta)
-        throw std::runtime_error("cannot read " + dir + "/participants.csv (set GAZEPRIV_DATA)");
-    std::string line;
-    std::getline(meta, line);
-    std::vector<Recording> recordings;
-    while (std::getline(meta, line)) {
-        const auto cells = split(line);
-        if (cells.size() < 13 || cells[12] != "yes")
-            continue;
-        Recording r;
-        r.participant = std::atoi(cells[0].c_str());
-        r.shop_enter_ms = field(cells[10]) * 1000;
-        r.shop_leave_ms = field(cells[11]) * 1000;
-        char name[64];
-        std::snprintf(name, sizeof name, "%s/samples/participant_%02d.csv", dir.c_str(), r.participant);
-        std::ifstream in(name);
-        if (!in)
-            throw std::runtime_error(std::string("cannot read ") + name);
-        std::getline(in, line);
-        while (std::getline(in, line)) {
-            const auto c = split(line);
-            if (c.size() < 7)
-                continue;
-            r.samples.push_back({field(c[1]), field(c[2]), field(c[3]), field(c[4]), field(c[5]), c[6].empty() ? '-' : c[6][0]});
-        }
-        recordings.push_back(std::move(r));
-    }
-    return recordings;
-}
-
-// Prefix sums of a per-sample signal with validity, plus sliding minima and maxima.
-class Signal {
-public:
-    explicit Signal(std::vector<double> v) : v_(std::move(v)), count_(v_.size() + 1), sum_(v_.size() + 1), sq_(v_.size() + 1), absdiff_(v_.size() + 1), pairs_(v_.size() + 1) {
-        for (std::size_t i = 0; i < v_.size(); ++i) {
-            const bool ok = std::isfinite(v_[i]);
-            const bool pair = ok && i > 0 && std::isfinite(v_[i - 1]);
-            count_[i + 1] = count_[i] + ok;
-            sum_[i + 1] = sum_[i] + (ok ? v_[i] : 0);
-            sq_[i + 1] = sq_[i] + (ok ? v_[i] * v_[i] : 0);
-            absdiff_[i + 1] = absdiff_[i] + (pair ? std::fabs(v_[i] - v_[i - 1]) : 0);
-            pairs_[i + 1] = pairs_[i] + pair;
-        }
-    }
-    // mean, sd, min, max, range, mean absolute successive difference over samples [a, b); windows must
-    // come in increasing order of both ends (sliding deques).
-    void stats(std::size_t a, std::size_t b, double* out) {
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        const double n = count_[b] - count_[a];
-        advance(a, b);
-        if (n == 0) {
-            std::fill(out, out + 6, nan);
-            return;
-        }
-        const double mean = (sum_[b] - sum_[a]) / n;
-        const double var = std::max(0.0, (sq_[b] - sq_[a]) / n - mean * mean);
-        const double lo = v_[min_.front()], hi = v_[max_.front()];
-        const double pairs = pairs_[b] - pairs_[a + 1 > b ? b : a + 1];
-        out[0] = mean;
-        out[1] = std::sqrt(var);
-        out[2] = lo;
-        out[3] = hi;
-        out[4] = hi - lo;
-        out[5] = pairs > 0 ? (absdiff_[b] - absdiff_[std::min(a + 1, b)]) / pairs : nan;
-    }
-
-private:
-    void advance(std::size_t a, std::size_t b) {
-        for (; end_ < b; ++end_) {
-            if (!std::isfinite(v_[end_]))
-                continue;
-            while (!min_.empty() && v_[min_.back()] >= v_[end_])
-                min_.pop_back();
-            min_.push_back(end_);
-            while (!max_.empty() && v_[max_.back()] <= v_[end_])
-                max_.pop_back();
-            max_.push_back(end_);
-        }
-        while (!min_.empty() && min_.front() < a)
-            min_.pop_front();
-        while (!max_.empty() && max_.front() < a)
-            max_.pop_front();
-    }
-    std::vector<double> v_;
-    std::vector<double> count_, sum_, sq_, absdiff_, pairs_;
-    std::deque<std::size_t> min_, max_;
-    std::size_t end_ = 0;
-};
-
-// Windows of window_ms every step_ms inside each segment; t is the window's index in its segment.
-inline FeatureTable extract_features(const std::vector<Recording>& recordings, double window_ms, double step_ms) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    FeatureTable table;
-    for (std::size_t p = 0; p < recordings.size(); ++p) {
-        const Recording& r = recordings[p];
-        const auto& s = r.samples;
-        const std::size_t n = s.size();
-        table.participant_names.push_back(std::to_string(r.participant));
-        std::vector<double> x(n, nan), y(n, nan), pl(n, nan), pr(n, nan), pm(n, nan), speed(n, nan);
-        std::vector<double> fix(n), sac(n), blink(n), none(n), invalid(n), no_pupil(n), fix_on(n), sac_on(n), blink_on(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const bool valid = std::isfinite(s[i].x) && std::isfinite(s[i].y) && s[i].x >= -1 && s[i].x <= 2 &&
-                               s[i].y >= -1 && s[i].y <= 2;
-            if (valid) {
-                x[i] = s[i].x;
-                y[i] = s[i].y;
-            }
-            invalid[i] = !valid;
-            const bool l = s[i].pupil_left > 0, rr = s[i].pupil_right > 0;
-            if (l)
-                pl[i] = s[i].pupil_left;
-            if (rr)
-                pr[i] = s[i].pupil_right;
-            if (l || rr)
-                pm[i] = l && rr ? (s[i].pupil_left + s[i].pupil_right) / 2 : (l ? s[i].pupil_left : s[i].pupil_right);
-            no_pupil[i] = !(l || rr);
-            if (i > 0 && valid && std::isfinite(x[i - 1]) && s[i].t_ms > s[i - 1].t_ms)
-                speed[i] = std::hypot(x[i] - x[i - 1], y[i] - y[i - 1]) / ((s[i].t_ms - s[i - 1].t_ms) / 1000);
-            const char e = s[i].event, prev = i > 0 ? s[i - 1].event : '\0';
-            fix[i] = e == 'F';
-            sac[i] = e == 'S';
-            blink[i] = e == 'B';
-            none[i] = e != 'F' && e != 'S' && e != 'B';
-            fix_on[i] = e == 'F' && prev != 'F';
-            sac_on[i] = e == 'S' && prev != 'S';
-            blink_on[i] = e == 'B' && prev != 'B';
-        }
-        std::vector<Signal> continuous;
-        for (auto* v : {&x, &y, &pl, &pr, &pm, &speed})
-            continuous.emplace_back(*v);
-        // Prefix sums of the 0/1 indicators.
-        const std::vector<std::vector<double>*> indicators = {&fix, &sac, &blink, &none, &invalid, &no_pupil, &fix_on, &sac_on, &blink_on};
-        std::vector<std::vector<double>> prefix;
-        for (auto* v : indicators) {
-            std::vector<double> c(n + 1, 0);
-            for (std::size_t i = 0; i < n; ++i)
-                c[i + 1] = c[i] + (*v)[i];
-            prefix.push_back(std::move(c));
-        }
-        const double bounds[kSegments + 1] = {0, r.shop_enter_ms, r.shop_leave_ms, s.back().t_ms + 1};
-        for (std::size_t seg = 0; seg < kSegments; ++seg) {
-            std::vector<Signal> sig = continuous; // fresh deques per segment
-            std::size_t a = 0, b = 0, index = 0;
-            for (double start = bounds[seg]; start + window_ms <= bounds[seg + 1]; start += step_ms, ++index) {
-                while (a < n && s[a].t_ms < start)
-                    ++a;
-                if (b < a)
-                    b = a;
-                while (b < n && s[b].t_ms < start + window_ms)
-                    ++b;
-                table.participant.push_back(static_cast<std::int32_t>(p));
-                table.recording.push_back(static_cast<std::int32_t>(seg));
-                table.t.push_back(static_cast<double>(index));
-                const std::size_t at = table.values.size();
-                table.values.resize(at + kFeatures, nan);
-                double* out = table.values.data() + at;
-                for (std::size_t c = 0; c < continuous.size(); ++c)
-                    sig[c].stats(a, b, out + 6 * c);
-                const double samples = static_cast<double>(b - a), seconds = window_ms / 1000;
-                double* ev = out + 36;
-                auto count = [&](std::size_t k) { return prefix[k][b] - prefix[k][a]; };
-                if (samples > 0)
-                    for (std::size_t k = 0; k < 6; ++k)
-                        ev[k] = count(k) / samples;
-                for (std::size_t k = 6; k < 9; ++k)
-                    ev[k] = count(k) / seconds;
-                for (std::size_t k = 0; k < 3; ++k) // mean durations: samples of the event per onset, at 60 Hz
-                    ev[9 + k] = count(6 + k) > 0 ? count(k) / count(6 + k) / 60.0 : nan;
-            }
+// Windows 1..length of each recording (windows repeated end to end when length exceeds them), with
+// `width` features per window (features beyond the 33 repeating the first ones).
+inline FeatureRows shape(const std::vector<HoppeFeatureWindows>& windows, std::size_t length,
+                         std::size_t width) {
+    constexpr std::size_t kF = gazepriv::core::kFeatureCount;
+    FeatureRows table;
+    table.width = width;
+    for (const HoppeFeatureWindows& w : windows) {
+        if (table.participant_names.empty() || table.participant_names.back() != w.participant)
+            table.participant_names.push_back(w.participant);
+        const std::size_t n = w.windows();
+        for (std::size_t i = 0; n > 0 && i < (length == 0 ? n : length); ++i) {
+            table.participant.push_back(static_cast<std::int32_t>(table.participant_names.size() - 1));
+            table.recording.push_back(static_cast<std::int32_t>(w.task));
+            table.t.push_back(static_cast<double>(i + 1));
+            const double* v = w.values.data() + (i % n) * kF;
+            for (std::size_t f = 0; f < width; ++f)
+                table.values.push_back(v[f % kF]);
         }
     }
     return table;
 }
 
-// Public bounds per feature, from the units alone (never from the data): the frame [-1, 2] for gaze,
-// 0..10 mm for pupils, 0..50 frame widths per second for speed, fractions in [0, 1], at most 30 onsets
-// per second, durations 0..30 s.
-inline std::vector<double> public_bounds() {
-    std::vector<double> b;
-    auto add = [&](double lo, double hi) {
-        b.push_back(lo);
-        b.push_back(hi);
+inline FeatureRows as_extracted(const std::vector<HoppeFeatureWindows>& windows) {
+    return shape(windows, 0, gazepriv::core::kFeatureCount);
+}
+
+inline FeatureRows at_paper_scale(const std::vector<HoppeFeatureWindows>& windows) {
+    return shape(windows, kPaperLength, kPaperFeatures);
+}
+
+// Public clip bounds [lo, hi] of the 33 features, from their units, the extraction's parameters and the
+// recordings' public format (never from the data): counts and rates of at most one event per 100 ms (the
+// shortest fixation) in a 30 s window, durations within the window (blinks within 500 ms), fractions in
+// [0, 1], at most 10 saccades per fixation (larger ratios are clipped), amplitudes below 180 degrees and
+// velocities below 180 degrees per 60 Hz sample, gaze inside [-1, 2] (standard deviation at most 1.5,
+// range at most 3), fixation spreads within the 3 degree dispersion (0.1 of the image), pupils of
+// 0-10 mm. Repeated features take the bounds of their original.
+inline std::vector<gazepriv::core::FeatureBounds> public_bounds(std::size_t width) {
+    static const gazepriv::core::FeatureBounds kBounds[gazepriv::core::kFeatureCount] = {
+        {0, 300},   {0, 10},   {0, 30000}, {0, 15000}, {0, 30000}, {0, 30000}, // fixation count .. max
+        {0, 1},     {0, 0.1},  {0, 0.1},                                       // time ratio, sigma x, y
+        {0, 300},   {0, 10},   {0, 30000},             // saccade count, rate, duration
+        {0, 180},   {0, 90},   {0, 180},               // amplitude mean, sd, max
+        {0, 10800}, {0, 5400}, {0, 10800}, {0, 10800}, // peak velocity, mean velocity
+        {0, 1},     {0, 1},    {0, 10},                // large, rightward, sacc/fix
+        {0, 1},     {0, 10},   {0, 500},               // missing, blink rate, duration
+        {0, 10},    {0, 5},    {0, 10},    {0, 10},    // pupil mean, sd, min, max
+        {0, 1.5},   {0, 1.5},  {0, 3},     {0, 3},     // gaze sd x, y, range x, y
     };
-    const double ranges[6][2] = {{-1, 2}, {-1, 2}, {0, 10}, {0, 10}, {0, 10}, {0, 50}};
-    for (const auto& r : ranges) {
-        const double w = r[1] - r[0];
-        add(r[0], r[1]);     // mean
-        add(0, w / 2);       // sd
-        add(r[0], r[1]);     // min
-        add(r[0], r[1]);     // max
-        add(0, w);           // range
-        add(0, w);           // mean absolute successive difference
-    }
-    for (int k = 0; k < 6; ++k)
-        add(0, 1);
-    for (int k = 0; k < 3; ++k)
-        add(0, 30);
-    for (int k = 0; k < 3; ++k)
-        add(0, 30);
+    std::vector<gazepriv::core::FeatureBounds> b;
+    for (std::size_t f = 0; f < width; ++f)
+        b.push_back(kBounds[f % gazepriv::core::kFeatureCount]);
     return b;
 }
 

@@ -1,12 +1,14 @@
 // Utility of the time-series releases on real data, in the paper's setting (Bozkir et al. 2021, Fig. 7):
 // 1 / |NMSE| per method (LPA, FPA, CFPA-32/64/128, DCFPA-32/64/128) across the per-feature epsilon grid
-// {0.01, 0.05, 0.1, 0.5, 1}, on 48 windowed features (30 s windows every 0.5 s) of the 20 Hoppe 2018
-// participants, three recordings each (the way to the shop, the shop, the way back).
+// {0.01, 0.05, 0.1, 0.5, 1} (and 10), on the project's 33 windowed features (hoppe_features.hpp: those of
+// test/demo/hoppe_features.psql, 30 s windows every 0.5 s) of the 20 Hoppe 2018 participants, three
+// recordings each (the way to the shop, the shop, the way back), as extracted (no repetition).
 //
 // Two settings:
 //  - paper: the paper's choices, both NON-PRIVATE: empirical sensitivities (Eq. 7) and the NMSE-optimal
 //    k per recording and feature (chosen among candidates with kSweepRuns releases each);
-//  - strict: public clip bounds per feature (from the units, series_features.hpp) and the public k rule.
+//  - strict: public clip bounds per feature (from the units and the extraction's parameters,
+//    series_features.hpp) and the public k rule.
 // |NMSE| is averaged over signals (participant x recording) and kRuns fresh releases per feature, then
 // over features (as the paper's result files); utility = 1 / that average. Signals whose mean is 0 have
 // no NMSE and are left out (counted). The baseline measured in the same run is the Exponential-DP
@@ -130,10 +132,8 @@ Result evaluate(const SeriesRows& rows, const Variant& v, double epsilon, bool p
     config.epsilon = epsilon;
     config.chunk = is_chunked(v.method) ? v.chunk : 64;
     config.sensitivity = paper ? SensitivityMode::Empirical : SensitivityMode::Clipped;
-    const std::vector<double> b = public_bounds();
     if (!paper)
-        for (std::size_t f = 0; f < kFeatures; ++f)
-            config.bounds.push_back({b[2 * f], b[2 * f + 1]});
+        config.bounds = public_bounds(gazepriv::core::kFeatureCount);
     const PreparedSeries prepared = prepare_series_release(rows, config);
     const std::size_t features = prepared.data.features;
     Score score(features);
@@ -194,13 +194,14 @@ std::pair<double, double> exponential_dp_utility(const SeriesRows& rows, double 
 
 int main() {
     const auto start = std::chrono::steady_clock::now();
-    const std::vector<Recording> recordings = load_recordings();
-    const FeatureTable table = extract_features(recordings, 30000, 500);
+    const FeatureRows table =
+        as_extracted(gazepriv::bench::hoppe_feature_windows(gazepriv::bench::load_hoppe_recordings()));
     const SeriesRows rows = rows_of(table);
-    std::printf(
-        "Hoppe 2018, paper setting: %zu windows (30 s every 0.5 s) of %zu participants x 3 recordings, "
-        "%zu features; %d releases per point (%d per k candidate in the sweep)\n\n",
-        table.rows(), table.participant_names.size(), kFeatures, kRuns, kSweepRuns);
+    std::printf("Hoppe 2018, paper setting: %zu windows (30 s every 0.5 s) of %zu participants x 3 tasks "
+                "(%zu recordings with windows), the %zu features of hoppe_features.psql; %d releases per "
+                "point (%d per k candidate in the sweep)\n\n",
+                table.rows(), table.participant_names.size(), table.recordings_with_rows(), table.width,
+                kRuns, kSweepRuns);
 
     const Variant variants[] = {
         {"LPA", SeriesMethod::Lpa, 0},         {"FPA", SeriesMethod::Fpa, 0},

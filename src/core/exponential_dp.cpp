@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/errors.hpp"
-#include "core/fast_laplace.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/noise.hpp"
 #include "core/validate.hpp"
 
@@ -142,7 +142,7 @@ void release_exponential_dp(PreparedExponentialDp& prepared, const ExponentialDp
             for (std::size_t p = 0; p < group.participants.size(); ++p) {
                 double* x = group.signal(f, p);
                 if (config.variant == ExponentialDpVariant::Laplace) {
-                    release_fast(laplace, x, x, t_max, rng, cancel);
+                    fast_grid_laplace_release(laplace, x, x, t_max, rng, cancel);
                     continue;
                 }
                 for (std::size_t t = 0; t < t_max; ++t) {

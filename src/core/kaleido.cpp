@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "core/errors.hpp"
-#include "core/fast_noise.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/lattice_planar_laplace.hpp"
 #include "core/validate.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/fast_noise.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/noise.hpp"
 
 namespace gazepriv::core {
@@ -12,7 +12,7 @@ namespace gazepriv::core {
 namespace {
 
 constexpr int kLatticeBits = 16;       // lattice = 2^(floor(log2 scale) - 16): in (2^-17, 2^-16] scales
-constexpr int kRadiusGridBits = 40;    // the grid of the radius exponentials (noise.cpp, fast_noise.cpp)
+constexpr int kRadiusGridBits = 40;    // grid of the radius exponentials (noise.cpp, fast_exact_noise.cpp)
 constexpr double kRhoMaxScales = 1024; // P(rho > 1024 scales) = 1025 e^-1024 < 2^-1000
 constexpr double kFloatErrorPerRho = 0x1.0p-47; // >= 2.8 x the bound on the polar computation's error
 constexpr double kClampUnits = 0x1.0p62;        // inputs clamped to +-2^62 lattice steps (int64)

@@ -32,7 +32,7 @@
 
 #include <optional>
 
-#include "core/fast_noise.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/random.hpp"
 
 namespace gazepriv::core {

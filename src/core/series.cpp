@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/errors.hpp"
-#include "core/fast_laplace.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/real_fft.hpp"
 #include "core/validate.hpp"
 
@@ -163,7 +163,7 @@ void fpa_block(const double* x, std::size_t m, std::size_t k, const GridLaplace*
     if (k == 1) { // only the DC bin is kept: the release is the noisy mean, no transform needed
         double dc = dc_coefficient(x, m);
         if (noise != nullptr)
-            dc = release_fast(*noise, dc, rng);
+            dc = fast_grid_laplace_release(*noise, dc, rng);
         std::fill(out, out + m, dc / static_cast<double>(m));
         return;
     }
@@ -172,10 +172,10 @@ void fpa_block(const double* x, std::size_t m, std::size_t k, const GridLaplace*
     std::complex<double>* bins = fft.spectrum();
     if (noise != nullptr) {
         // Re F_0; Re and Im of F_1..F_{k-1}; the Nyquist bin's imaginary part is zero for real input.
-        bins[0] = {release_fast(*noise, bins[0].real(), rng), 0.0};
+        bins[0] = {fast_grid_laplace_release(*noise, bins[0].real(), rng), 0.0};
         for (std::size_t j = 1; j < k; ++j) {
-            const double re = release_fast(*noise, bins[j].real(), rng);
-            const double im = 2 * j == m ? 0.0 : release_fast(*noise, bins[j].imag(), rng);
+            const double re = fast_grid_laplace_release(*noise, bins[j].real(), rng);
+            const double im = 2 * j == m ? 0.0 : fast_grid_laplace_release(*noise, bins[j].imag(), rng);
             bins[j] = {re, im};
         }
     }
@@ -214,7 +214,7 @@ void lpa(SeriesSpan series, double epsilon, double l1_sensitivity, double* out, 
     require_positive("epsilon", epsilon);
     require_positive("l1_sensitivity", l1_sensitivity);
     const GridLaplace noise = GridLaplace::mechanism(l1_sensitivity, epsilon, series.size);
-    release_fast(noise, series.data, out, series.size, rng, cancel);
+    fast_grid_laplace_release(noise, series.data, out, series.size, rng, cancel);
 }
 
 void fpa(SeriesSpan series, std::size_t k, double epsilon, double l2_sensitivity, double* out, Rng& rng) {

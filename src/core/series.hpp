@@ -18,7 +18,7 @@
 // epsilon is not offered: it is only correct for a unitary DFT and is sqrt(n) too small here.
 //
 // Noise is drawn on a power-of-two grid with the rounding charged (GridLaplace::mechanism with one
-// coordinate per perturbed real value), with the fast exact sampler of fast_laplace.hpp. The bound
+// coordinate per perturbed real value), with the fast exact sampler of fast_exact_noise.hpp. The bound
 // above is for exact arithmetic; FFTW's rounding error (relative ~1e-16 log2 n) shifts epsilon by a
 // like relative amount. Dataset releases with public bounds add a bound on it to the sensitivity
 // (series_release.hpp).

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "core/errors.hpp"
-#include "core/fast_laplace.hpp"
+#include "core/fast_exact_noise.hpp"
 #include "core/noise.hpp"
 #include "core/real_fft.hpp"
 #include "core/validate.hpp"
@@ -321,7 +321,8 @@ void release_feature(SignalGroup& group, std::size_t feature, const SeriesReleas
             return; // all participants equal: the paper's lambda = 0
         const GridLaplace noise = GridLaplace::mechanism(sensitivity[0], config.epsilon, n);
         for (std::size_t p = 0; p < participants; ++p)
-            release_fast(noise, group.signal(feature, p), group.signal(feature, p), n, rng, cancel);
+            fast_grid_laplace_release(noise, group.signal(feature, p), group.signal(feature, p), n, rng,
+                                      cancel);
         return;
     }
     const std::size_t chunk = is_chunked(config.method) ? config.chunk : n;
