@@ -72,8 +72,8 @@ SELECT c.feature AS "#", c.name, c.unit, b.lower, b.upper,
 FROM gazepriv.feature_catalog() c JOIN hoppe_feature_bounds b USING (feature), hoppe_features f
 GROUP BY c.feature, c.name, c.unit, b.lower, b.upper, b.why ORDER BY c.feature;
 \echo 'Durations bounded by the window fall into one bin (fixations last 0.1-1 s), and this 60 Hz head-mounted tracker''s'
-\echo 'noise puts most peak velocities above what the eye can do: those features say little after binning. Coarser bins'
-\echo 'make more windows agree, so more candidates pass (seed-based, gamma = 2, one candidate per seed):'
+\echo 'noise puts every window''s highest saccade peak velocity above what the eye can do: those features say little'
+\echo 'after binning. Coarser bins make more windows agree, so more candidates pass (seed-based, gamma = 2, one per seed):'
 SELECT omega, max(rate) FILTER (WHERE k = 2) AS "k 2", max(rate) FILTER (WHERE k = 5) AS "k 5",
        max(rate) FILTER (WHERE k = 10) AS "k 10", max(rate) FILTER (WHERE k = 25) AS "k 25"
 FROM (SELECT omega, k, round(sum(released)::numeric / sum(candidates), 2) AS rate
