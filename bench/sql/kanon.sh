@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # k-anonymity benchmark on the Hoppe et al. recordings (20 participants, ../shared/data), on a throwaway
-# cluster:
-#   1. throughput of k_same_select over the whole feature set (30 s windows every 0.5 s), against reading the
-#      same rows in the same run, a plain-SQL k-same and numpy;
+# cluster, over the canonical feature windows of test/demo/hoppe_features.psql (33 features per 30 s window
+# every 0.5 s; tasks way_to_shop, shop, way_back). Participants 1 and 13 spent under 30 s in the shop and have
+# no shop window, so the default grouping across tasks runs on the 18 participants with all three tasks:
+#   1. throughput of k_same_select (across tasks, and the paper's per task) against reading the same rows in
+#      the same run, a plain-SQL k-same and numpy;
 #   2. a re-identification attack (1-NN and an RBF network trained on the release of the first half of every
 #      task, tested on the raw second half) and an activity classifier (way/shop), for k = 2..10, with one
-#      grouping per task (the paper's) and across tasks;
+#      grouping across tasks (the default) and one per task (the paper's);
 #   3. demographic generalisation of the 42 participants, timed against reading them.
 # Output: text tables (also in bench/out/kanon.txt via bench/run.sh) and bench/out/kanon_attack.png.
 set -euo pipefail
@@ -26,17 +28,27 @@ for f in "$DATA"/samples/participant_*.csv; do
     "${PSQL[@]}" -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
 done
 "${PSQL[@]}" -c "\\copy hoppe_participants FROM '$DATA/participants.csv' WITH (FORMAT csv, HEADER true)"
-"${PSQL[@]}" -v table=hoppe_features -v window_bins=60 -v step_bins=1 -f bench/sql/kanon_features.sql 2>/dev/null
-"${PSQL[@]}" -v table=attack_features -v window_bins=20 -v step_bins=20 -f bench/sql/kanon_features.sql 2>/dev/null
+"${PSQL[@]}" -f test/demo/hoppe_features.psql
 "${PSQL[@]}" <<'SQL'
--- Ten copies of the feature set (200 participants), to see how the release scales.
-CREATE TABLE hoppe_features_x10 AS
-SELECT participant || '_' || c AS participant, task, "window", features FROM hoppe_features, generate_series(1, 10) c;
--- The attack's split: the first half of every (participant, task) sequence is released, the second half is
--- the attacker's raw data from another time span.
+-- The participants with windows in every task (the default grouping across tasks needs them all).
+CREATE TABLE hoppe_complete AS
+SELECT * FROM hoppe_features
+WHERE participant IN (SELECT participant FROM hoppe_features GROUP BY participant
+                      HAVING count(DISTINCT task) = (SELECT count(DISTINCT task) FROM hoppe_features));
+-- Ten copies of them (180 participants), to see how the release scales.
+CREATE TABLE hoppe_complete_x10 AS
+SELECT participant || '_' || c AS participant, task, "window", features FROM hoppe_complete, generate_series(1, 10) c;
+-- The attack's windows: one every 10 s (every 20th), numbered 1, 2, ... per (participant, task). The first
+-- half of every sequence is released; the second half, less the two windows that overlap the last released
+-- one (30 s windows, 10 s apart), is the attacker's raw data from another time span.
+CREATE TABLE attack_features AS
+SELECT participant, task, (row_number() OVER (PARTITION BY participant, task ORDER BY "window"))::int AS "window",
+       features
+FROM hoppe_complete WHERE ("window" - 1) % 20 = 0;
 CREATE TABLE attack_split AS
 SELECT participant, task, "window", CASE WHEN "window" <= greatest(1, n / 2) THEN 1 ELSE 2 END AS half, features
-FROM (SELECT *, count(*) OVER (PARTITION BY participant, task) AS n FROM attack_features) s;
+FROM (SELECT *, count(*) OVER (PARTITION BY participant, task) AS n FROM attack_features) s
+WHERE "window" <= greatest(1, n / 2) OR "window" > greatest(1, n / 2) + 2;
 VACUUM ANALYZE;
 -- Median wall time of a query, after one warm-up run.
 CREATE FUNCTION time_ms(q text, n int DEFAULT 9) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -78,42 +90,55 @@ BEGIN
 END $f$;
 SQL
 
-"${PSQL[@]}" -c "\\copy (SELECT participant, task, \"window\", features FROM hoppe_features) TO '$dir/features.csv' WITH (FORMAT csv)"
+"${PSQL[@]}" -c "\\copy (SELECT participant, task, \"window\", features FROM hoppe_complete) TO '$dir/features.csv' WITH (FORMAT csv)"
 numpy_ms=$("$PYTHON" bench/sql/kanon_eval.py numpy-time "$dir/features.csv" 4)
 
-echo "== k_same_select throughput (Hoppe et al., 20 participants, 30 s windows every 0.5 s, 10 features; k = 4)"
+echo "== k_same_select throughput (Hoppe et al., 30 s windows every 0.5 s, 33 features of test/demo/hoppe_features.psql; k = 4)"
 "${PSQL[@]}" -P footer=off -v numpy_ms="$numpy_ms" <<'SQL'
+-- base: the row whose time is the read baseline of the same table.
 WITH r AS (
-    SELECT 1 AS o, 'read the rows: count(*), sum(features[1])' AS what,
-           (SELECT count(*) FROM hoppe_features) AS rows_in, NULL::bigint AS rows_out,
-           time_ms('SELECT count(*), sum(features[1]) FROM hoppe_features') AS ms
+    SELECT 1 AS o, 1 AS base, '18 participants with all tasks: read the rows (count(*), sum(features[1]))' AS what,
+           (SELECT count(*) FROM hoppe_complete) AS rows_in, NULL::bigint AS rows_out,
+           time_ms('SELECT count(*), sum(features[1]) FROM hoppe_complete') AS ms
     UNION ALL
-    SELECT 2, 'read the rows in sequence order (ORDER BY task, participant, window)', NULL, NULL,
-           time_ms('SELECT count(*) FROM (SELECT * FROM hoppe_features ORDER BY task, participant, "window") s')
+    SELECT 2, 1, '  read them in sequence order (ORDER BY task, participant, window)', NULL, NULL,
+           time_ms('SELECT count(*) FROM (SELECT * FROM hoppe_complete ORDER BY task, participant, "window") s')
     UNION ALL
-    SELECT 3, 'gazepriv.k_same_select (per task)', NULL,
-           (SELECT count(*) FROM gazepriv.k_same_select('hoppe_features', 4)),
-           time_ms('SELECT count(*) FROM gazepriv.k_same_select(''hoppe_features'', 4)')
+    SELECT 3, 1, '  gazepriv.k_same_select (one grouping across tasks, the default)', NULL,
+           (SELECT count(*) FROM gazepriv.k_same_select('hoppe_complete', 4)),
+           time_ms('SELECT count(*) FROM gazepriv.k_same_select(''hoppe_complete'', 4)')
     UNION ALL
-    SELECT 4, 'plain SQL k-same (window functions, unnest, avg)', NULL, NULL,
-           time_ms('SELECT count(*) FROM plain_sql_k_same(''hoppe_features'', 4)', 3)
+    SELECT 4, 1, '  gazepriv.k_same_select (per task, the paper''s)', NULL,
+           (SELECT count(*) FROM gazepriv.k_same_select('hoppe_complete', 4, across_tasks => false)),
+           time_ms('SELECT count(*) FROM gazepriv.k_same_select(''hoppe_complete'', 4, across_tasks => false)')
     UNION ALL
-    SELECT 5, 'numpy on padded arrays already in memory (shuffle, group means by a matrix product)', NULL, NULL,
-           :numpy_ms
+    SELECT 5, 1, '  plain SQL k-same per task (window functions, unnest, avg)', NULL, NULL,
+           time_ms('SELECT count(*) FROM plain_sql_k_same(''hoppe_complete'', 4)', 3)
     UNION ALL
-    SELECT 6, '10 copies (200 participants): read the rows', (SELECT count(*) FROM hoppe_features_x10), NULL,
-           time_ms('SELECT count(*), sum(features[1]) FROM hoppe_features_x10', 5)
+    SELECT 6, 1, '  numpy per task on padded arrays already in memory (shuffle, group means by a matrix product)',
+           NULL, NULL, :numpy_ms
     UNION ALL
-    SELECT 7, '10 copies: gazepriv.k_same_select', (SELECT count(*) FROM hoppe_features_x10),
-           (SELECT count(*) FROM gazepriv.k_same_select('hoppe_features_x10', 4)),
-           time_ms('SELECT count(*) FROM gazepriv.k_same_select(''hoppe_features_x10'', 4)', 5))
-SELECT what, coalesce(rows_in, (SELECT count(*) FROM hoppe_features)) AS rows_in, rows_out, round(ms::numeric, 1) AS ms,
-       round((ms / (SELECT ms FROM r WHERE o = CASE WHEN r0.o >= 6 THEN 6 ELSE 1 END))::numeric, 2) AS vs_read,
-       round((ms / (SELECT ms FROM r WHERE o = 2))::numeric, 2) AS vs_sorted_read
+    SELECT 7, 7, 'all 20 participants: read the rows', (SELECT count(*) FROM hoppe_features), NULL,
+           time_ms('SELECT count(*), sum(features[1]) FROM hoppe_features')
+    UNION ALL
+    SELECT 8, 7, '  gazepriv.k_same_select (per task, the paper''s; across tasks needs every participant in every task)',
+           (SELECT count(*) FROM hoppe_features),
+           (SELECT count(*) FROM gazepriv.k_same_select('hoppe_features', 4, across_tasks => false)),
+           time_ms('SELECT count(*) FROM gazepriv.k_same_select(''hoppe_features'', 4, across_tasks => false)')
+    UNION ALL
+    SELECT 9, 9, '10 copies of the 18 (180 participants): read the rows', (SELECT count(*) FROM hoppe_complete_x10),
+           NULL, time_ms('SELECT count(*), sum(features[1]) FROM hoppe_complete_x10', 5)
+    UNION ALL
+    SELECT 10, 9, '  gazepriv.k_same_select (across tasks)', (SELECT count(*) FROM hoppe_complete_x10),
+           (SELECT count(*) FROM gazepriv.k_same_select('hoppe_complete_x10', 4)),
+           time_ms('SELECT count(*) FROM gazepriv.k_same_select(''hoppe_complete_x10'', 4)', 5))
+SELECT what, coalesce(rows_in, (SELECT count(*) FROM hoppe_complete)) AS rows_in, rows_out,
+       round(ms::numeric, 1) AS ms, round((ms / (SELECT ms FROM r b WHERE b.o = r0.base))::numeric, 2) AS vs_read,
+       CASE WHEN base = 1 THEN round((ms / (SELECT ms FROM r b WHERE b.o = 2))::numeric, 2) END AS vs_sorted_read
 FROM r r0 ORDER BY o;
 SQL
-echo "(rows_out > rows_in: every participant is released over its task's longest sequence; vs_read of the"
-echo " 10 copies is against reading the 10 copies)"
+echo "(rows_out > rows_in: every participant is released over its task's longest sequence; vs_read is against"
+echo " reading the same table)"
 echo
 
 echo "== Linked releases: whole per-participant releases (all tasks) of the attack's released span, 200 releases each"
@@ -137,13 +162,13 @@ SELECT CASE WHEN a THEN 'across tasks' ELSE 'per task (paper)' END AS grouping, 
        round(100 * avg(risk)::numeric, 1) AS risk_percent, round(100.0 / k, 1) AS one_in_k_percent
 FROM per_release GROUP BY a, k ORDER BY a, k;
 SQL
-echo "(3 tasks, 20 participants; risk 1/N = 5 % is chance)"
+echo "(3 tasks, 18 participants; risk 1/N = 5.6 % is chance)"
 echo
 
 echo "== Re-identification and activity after k-same-select sequence ($REPS random groupings per k)"
 "${PSQL[@]}" <<SQL
 \\copy (SELECT participant, task, "window", half, features FROM attack_split) TO '$dir/raw.csv' WITH (FORMAT csv, HEADER true)
-\\copy (SELECT 'raw' AS grouping, 1 AS k, 1 AS rep, participant, task, "window", features, 0 AS group_id FROM attack_split WHERE half = 1 UNION ALL SELECT CASE WHEN a THEN 'across' ELSE 'task' END, k, rep, r.* FROM (VALUES (false, 2), (false, 3), (false, 4), (false, 5), (false, 8), (false, 10), (true, 4), (true, 8)) v(a, k), generate_series(1, $REPS) rep, LATERAL gazepriv.k_same_select('SELECT * FROM attack_split WHERE half = 1', k + 0 * rep, across_tasks => a) r) TO '$dir/releases.csv' WITH (FORMAT csv, HEADER true)
+\\copy (SELECT 'raw' AS grouping, 1 AS k, 1 AS rep, participant, task, "window", features, 0 AS group_id FROM attack_split WHERE half = 1 UNION ALL SELECT CASE WHEN a THEN 'across' ELSE 'task' END, k, rep, r.* FROM (VALUES (true, 2), (true, 3), (true, 4), (true, 5), (true, 8), (false, 2), (false, 4), (false, 8)) v(a, k), generate_series(1, $REPS) rep, LATERAL gazepriv.k_same_select('SELECT * FROM attack_split WHERE half = 1', k + 0 * rep, across_tasks => a) r) TO '$dir/releases.csv' WITH (FORMAT csv, HEADER true)
 SQL
 "$PYTHON" bench/sql/kanon_eval.py attack "$dir/raw.csv" "$dir/releases.csv" "$out/kanon_attack.png"
 echo "(plot: bench/out/kanon_attack.png)"

@@ -4,7 +4,8 @@
   kanon_eval.py attack RAW.csv RELEASES.csv OUT.png
       RAW.csv: participant,task,window,half,features  (half 1 = released span, half 2 = attacker's raw data)
       RELEASES.csv: grouping,k,rep,participant,task,window,features,group_id  (k-same-select of half 1 with
-      one grouping per task or across tasks; k = 1: the raw half 1)
+      one grouping across tasks ("across", the default) or per task ("task", the paper's); k = 1: the raw
+      half 1)
       Prints the re-identification and task-classification table; writes a plot.
 """
 import csv
@@ -54,7 +55,8 @@ def load_raw(path):
     return out
 
 
-ACTIVITY = {"way_out": "way", "way_back": "way", "shop": "shop"}
+ACTIVITY = {"way_to_shop": "way", "way_back": "way", "shop": "shop"}
+GROUPING = {"raw": "raw data", "across": "across tasks (default)", "task": "per task (paper)"}
 
 
 def standardise(train, test):
@@ -158,7 +160,7 @@ def attack(raw_path, releases_path, png):
         m = np.array(results[key]).mean(axis=0) * 100
         summary[key] = m
         grouping, k = key
-        print(f"| {grouping} | {'-' if k == 1 else k} | {len(results[key])} | {m[0]:.1f} % | {m[1]:.1f} % | "
+        print(f"| {GROUPING[grouping]} | {'-' if k == 1 else k} | {len(results[key])} | {m[0]:.1f} % | {m[1]:.1f} % | "
               f"{m[2]:.1f} % | {m[3]:.1f} % | {m[4]:.1f} % |")
     print()
     print("re-id: share of the attacker's raw windows (or, per person, of participants with their windows' scores "
@@ -171,7 +173,7 @@ def attack(raw_path, releases_path, png):
             continue
         groups = len(people) // k
         bound = 100 * groups / len(people)  # mean of 1/|group| over participants: groups / N
-        print(f"{grouping} k = {k}: re-identification {m[0] / chance:.2f}x chance per window (1-NN), "
+        print(f"{GROUPING[grouping]}, k = {k}: re-identification {m[0] / chance:.2f}x chance per window (1-NN), "
               f"{m[2]:.1f} % per person (1-NN; an attacker who only learns each person's group gets "
               f"{bound:.1f} %); activity above chance kept: {100 * (m[3] - 50) / (raw_m[3] - 50):.0f} % (1-NN), "
               f"{100 * (m[4] - 50) / (raw_m[4] - 50):.0f} % (RBF)")
@@ -179,22 +181,22 @@ def attack(raw_path, releases_path, png):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        ks = [1] + sorted(k for g, k in summary if g == "task")
-        row = lambda k: summary[("raw", 1)] if k == 1 else summary[("task", k)]
+        ks = [1] + sorted(k for g, k in summary if g == "across")
+        row = lambda k: summary[("raw", 1)] if k == 1 else summary[("across", k)]
         fig, ax = plt.subplots(figsize=(6.4, 5.2))
         ax.plot(ks, [row(k)[0] for k in ks], "o-", label="re-identification, 1-NN")
         ax.plot(ks, [row(k)[1] for k in ks], "s-", label="re-identification, RBF network")
         ax.plot(ks, [row(k)[2] for k in ks], "^-", label="re-identification, 1-NN per person")
-        across = sorted(k for g, k in summary if g == "across")
-        ax.plot(across, [summary[("across", k)][2] for k in across], "^", color="black",
-                label="re-identification, 1-NN per person, one grouping across tasks")
+        per_task = [1] + sorted(k for g, k in summary if g == "task")
+        ax.plot(per_task, [(summary[("raw", 1)] if k == 1 else summary[("task", k)])[2] for k in per_task], "^:",
+                color="black", label="re-identification, 1-NN per person, per-task groupings (paper)")
         ax.plot(ks, [row(k)[3] for k in ks], "o--", label="activity (way/shop, balanced), 1-NN")
         ax.plot(ks, [row(k)[4] for k in ks], "s--", label="activity, RBF network")
         ax.axhline(100 / len(people), color="grey", lw=0.8, label=f"chance 1/{len(people)}")
         ax.set_xlabel("k (1 = raw data)")
         ax.set_ylabel("accuracy on raw data of the other span (%)")
         ax.set_ylim(0, 100)
-        ax.set_title("k-same-select sequence on Hoppe et al. features")
+        ax.set_title("k-same-select sequence, one grouping across tasks, Hoppe et al. features", fontsize=10)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
         fig.tight_layout()
         fig.savefig(png, dpi=120)

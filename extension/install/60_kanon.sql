@@ -11,7 +11,7 @@
 -- Cost previews (the ledger record, from the parameters alone) -----------------------------------------------
 
 CREATE FUNCTION @extschema@.k_same_select_cost(k integer, class_column name DEFAULT NULL,
-                                               across_tasks boolean DEFAULT false, source text DEFAULT NULL,
+                                               across_tasks boolean DEFAULT true, source text DEFAULT NULL,
                                                OUT mechanism text, OUT guarantee text, OUT epsilon float8,
                                                OUT delta float8, OUT rho float8, OUT non_private_choices boolean,
                                                OUT parameters jsonb)
@@ -19,7 +19,8 @@ CREATE FUNCTION @extschema@.k_same_select_cost(k integer, class_column name DEFA
 COMMENT ON FUNCTION @extschema@.k_same_select_cost(integer, name, boolean, text) IS
     'The ledger record of a k_same_select release with these parameters: mechanism k_same_select, guarantee '
     'k-anonymity, epsilon 0, delta 0, no data-dependent choice (the grouping is random), parameters {k, '
-    'across_tasks, class_column, source}. ERROR 22023 for k < 2. Privacy: pure calculation, releases nothing.';
+    'across_tasks, grouping (''across tasks'', the default, or ''per task (paper)''), class_column, source}. '
+    'ERROR 22023 for k < 2. Privacy: pure calculation, releases nothing.';
 
 CREATE FUNCTION @extschema@.generalize_demographics_cost(k integer,
                                                          quasi_identifiers text[] DEFAULT ARRAY['gender', 'age'],
@@ -39,35 +40,37 @@ COMMENT ON FUNCTION @extschema@.generalize_demographics_cost(integer, text[], te
 CREATE FUNCTION @extschema@.k_same_select(source text, k integer, participant_column name DEFAULT 'participant',
                                           task_column name DEFAULT 'task', window_column name DEFAULT 'window',
                                           features_column name DEFAULT 'features', class_column name DEFAULT NULL,
-                                          across_tasks boolean DEFAULT false, dataset text DEFAULT NULL)
+                                          across_tasks boolean DEFAULT true, dataset text DEFAULT NULL)
     RETURNS TABLE (participant text, task text, "window" integer, features float8[], group_id integer)
     AS 'MODULE_PATHNAME', 'gazepriv_k_same_select' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, name, name, boolean, text) IS
     'Curator: the k-same-select sequence release (David-John et al., ETRA 2022) of feature windows read from '
     'source (a table or view name, or a query) with columns participant, task, "window", features float8[] '
-    '(other names via the *_column parameters). Per task, the participants are shuffled with the CSPRNG '
-    '(reproducible only under the superuser test setting gazepriv.seed) and cut into floor(N/k) groups of '
-    'sizes differing by at most one (between k and 2k-1); the grouping holds for the whole sequence; each '
-    'sequence (windows in order) is padded to the task''s longest by repeating its last vector, and each '
-    'member receives its group''s mean vector at every position. Output: every participant of the task with '
-    'the original id, windows numbered from the task''s first window number, the group''s vectors and the '
-    'group_id (1-based per task). By default (the paper''s method) every task draws its own grouping; '
-    'across_tasks => true draws one grouping for all tasks (every participant must have rows in every task). '
+    '(other names via the *_column parameters). The participants are shuffled with the CSPRNG (reproducible '
+    'only under the superuser test setting gazepriv.seed) and cut into floor(N/k) groups of sizes differing by '
+    'at most one (between k and 2k-1). By default (across_tasks => true) one grouping holds for all tasks, so '
+    'every participant must have rows in every task (ERROR 22023 naming the participant and task otherwise); '
+    'across_tasks => false is the paper''s variant: every task draws its own grouping over its own '
+    'participants. The grouping holds for the whole sequence of a task; each sequence (windows in order) is '
+    'padded to the task''s longest by repeating its last vector, and each member receives its group''s mean '
+    'vector at every position. Output: every participant of the task with the original id, windows numbered '
+    'from the task''s first window number, the group''s vectors and the group_id (1-based per task). '
     'class_column: the original k-Same-Select of Gross et al. (2005): groups are drawn within each utility class '
     '(constant per participant and task; across tasks, per participant), never mixing classes. '
     'Rows whose features are NULL or hold NULL, NaN or infinite values are dropped (not counted). ERROR 22023: '
-    'k < 2, a task or class with fewer than k participants, no usable rows, feature arrays of different '
+    'k < 2, a task, class or source with fewer than k participants, no usable rows, feature arrays of different '
     'lengths within a task, empty or multi-dimensional arrays, two rows for one (participant, task, window), '
     'NULL participant, task, window or class, a class changing within a sequence. '
     'Privacy: k-anonymity, not DP: every released sequence is shared by at least k participants, so the '
     'release alone links a sequence to a participant with probability at most 1/k; the participant ids, '
-    'the tasks and each task''s longest length are released as they are. Per task, a participant''s sequences '
-    'in different tasks come from different groups and the ids link them: their combination can single a '
-    'participant out (an attacker matching each task to its group intersects the groups); across_tasks makes '
-    'a participant''s whole release shared by at least k. With dataset => it is logged in '
-    'that dataset''s ledger (k_same_select_cost; epsilon 0) before the source is read.';
+    'the tasks and each task''s longest length are released as they are. Across tasks (the default) a '
+    'participant''s whole release (all tasks) is shared by at least k. With the paper''s per-task groupings a '
+    'participant''s sequences in different tasks come from different groups and the kept ids link them: their '
+    'combination can single a participant out (an attacker matching each task to its group intersects the '
+    'groups). With dataset => it is logged in that dataset''s ledger (k_same_select_cost; epsilon 0) before the '
+    'source is read.';
 
-CREATE FUNCTION @extschema@.release_k_same_select(dataset text, k integer, across_tasks boolean DEFAULT false)
+CREATE FUNCTION @extschema@.release_k_same_select(dataset text, k integer, across_tasks boolean DEFAULT true)
     RETURNS TABLE (participant text, task text, "window" integer, features float8[], group_id integer)
     LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER ROWS 1000
     SET search_path = pg_catalog, pg_temp AS $$
@@ -89,9 +92,11 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean) IS
     'Analyst release: k_same_select over a registered dataset''s relation, using its participant, task, window '
-    'and features columns, one grouping per task or across_tasks (no utility class: an analyst-chosen class '
-    'column could group participants by a hidden attribute). Privacy: k-anonymity (not DP), as k_same_select; logged in the caller''s ledger with '
-    'guarantee k-anonymity, k and epsilon 0 before the rows are read; needs a budget row on the dataset.';
+    'and features columns, one grouping across tasks (the default) or, with across_tasks => false, the paper''s '
+    'grouping per task (no utility class: an analyst-chosen class column could group participants by a hidden '
+    'attribute). Privacy: k-anonymity (not DP), as k_same_select: whole releases are k-anonymous across tasks, '
+    'only each task''s sequences per task; logged in the caller''s ledger with guarantee k-anonymity, k, the '
+    'grouping and epsilon 0 before the rows are read; needs a budget row on the dataset.';
 REVOKE ALL ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean)
     TO gazepriv_analyst, gazepriv_curator;

@@ -49,11 +49,12 @@ ReleaseCost k_anonymity_release(const char* mechanism, bool data_dependent, std:
 
 ReleaseCost k_same_select_cost(int k, const char* class_column, bool across_tasks, const char* source) {
     check_k(k);
-    return k_anonymity_release("k_same_select", false,
-                               "{\"k\": " + std::to_string(k) +
-                                   ", \"across_tasks\": " + (across_tasks ? "true" : "false") +
-                                   ", \"class_column\": " + json_string(class_column) +
-                                   ", \"source\": " + json_string(source) + "}");
+    return k_anonymity_release(
+        "k_same_select", false,
+        "{\"k\": " + std::to_string(k) + ", \"across_tasks\": " + (across_tasks ? "true" : "false") +
+            ", \"grouping\": " + (across_tasks ? "\"across tasks\"" : "\"per task (paper)\"") +
+            ", \"class_column\": " + json_string(class_column) + ", \"source\": " + json_string(source) +
+            "}");
 }
 
 ReleaseCost generalize_demographics_cost(const char* mechanism, int k, const char* gender_column,

@@ -11,7 +11,8 @@
 namespace gazepriv::core::kanon {
 
 // k-same-select sequence: the grouping is random, so no choice depends on the data. class_column may be
-// null; across_tasks: one grouping for all tasks (Grouping::PerParticipant). Validates k (>= 2).
+// null; across_tasks: one grouping for all tasks (Grouping::AcrossTasks, the default), else one per task
+// (the paper's variant), named in the parameters' "grouping". Validates k (>= 2).
 ReleaseCost k_same_select_cost(int k, const char* class_column, bool across_tasks, const char* source);
 
 // Demographic generalisation (mechanism "generalize_demographics" or "generalize_demographics_ranges" for

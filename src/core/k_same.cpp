@@ -292,8 +292,10 @@ KSameRelease k_same_select(const SequenceRows& in, int k, Grouping grouping, Rng
                     if (sequence_of[t][p] == UINT32_MAX)
                         throw InvalidArgument(
                             "participant " + quoted(in.participant[participants.row_of_id[p]]) +
-                            " has no usable rows for task " + quoted(in.task[by_task[t].first_row]) +
-                            ": one grouping across tasks needs every participant in every task");
+                            " has no usable rows in task " + quoted(in.task[by_task[t].first_row]) +
+                            ", and the grouping across tasks (the default) needs every participant in every "
+                            "task; across_tasks => false groups each task separately (the paper's variant, "
+                            "whose kept ids link a participant's groups across tasks)");
             members.push_back(p);
             if (in.utility_class != nullptr)
                 member_class.push_back(class_of[p]);

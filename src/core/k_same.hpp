@@ -8,12 +8,12 @@
 // the i-th released vector of every member is the mean of the members' i-th vectors. Each released sequence
 // is therefore shared by at least k participants, including its length.
 //
-// Grouping::PerTask is the paper's: a new random grouping for every task. Each task's release is then
+// Grouping::AcrossTasks (the SQL default) draws one grouping for all tasks, so that a participant's whole
+// release is shared by at least k participants; it needs every participant in every task.
+// Grouping::PerTask is the paper's variant: a new random grouping for every task. Each task's release is then
 // k-anonymous, but a participant's releases in several tasks come from different groups, and, since the
 // participant ids are kept, the combination can single them out (an attacker who matches each task to its
-// group intersects the groups; bench/sql/kanon.sh measures it). Grouping::PerParticipant draws one grouping
-// for all tasks, so that a participant's whole release is shared by at least k participants; it needs every
-// participant in every task.
+// group intersects the groups; bench/sql/kanon.sh measures it).
 //
 // With a utility class (the original k-Same-Select of Gross, Airoldi, Malin and Sweeney, PET 2005), the
 // participants of a task are first partitioned by their class and the groups are drawn inside each class,
@@ -41,7 +41,7 @@ struct SequenceRows {
     const std::size_t* offset = nullptr;        // rows + 1 entries: row r is values[offset[r], offset[r + 1])
 };
 
-enum class Grouping { PerTask, PerParticipant };
+enum class Grouping { AcrossTasks, PerTask };
 
 struct KSameRelease {
     struct Row {
@@ -68,7 +68,7 @@ constexpr std::size_t kMaxReleasedRows = std::size_t{100} * 1000 * 1000;
 // private). Throws InvalidArgument (22023) for k < 2, no usable rows, a task or utility class with fewer
 // than k participants, empty feature vectors, vectors of different lengths within a task, two rows for the
 // same (participant, task, window), a utility class that changes within a sequence, and with
-// PerParticipant a participant missing from a task or changing class between tasks; LimitExceeded above
+// AcrossTasks a participant missing from a task or changing class between tasks; LimitExceeded above
 // kMaxReleasedRows.
 KSameRelease k_same_select(const SequenceRows& input, int k, Grouping grouping, Rng& rng,
                            const CancelCheck& cancel);

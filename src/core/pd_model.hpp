@@ -146,10 +146,12 @@ public:
 
 private:
     const Model& model_;
-    std::vector<double> log_x_; // log p_j(y_j)
+    std::vector<double> log_x_;  // log p_j(y_j)
+    std::vector<double> scaled_; // exp(log p_j(y_j) - shift_), shift_ = max_j log p_j(y_j)
+    double shift_ = 0;
     double agreeing_ = 0;
     double log_binomial_ = 0; // ln C(m, omega)
-    std::vector<double> scratch_;
+    std::vector<double> scratch_log_, scratch_;
     // Open-addressing memo (mask -> log Pr) with generation stamps.
     std::vector<std::uint64_t> keys_;
     std::vector<double> values_;

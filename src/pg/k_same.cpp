@@ -87,7 +87,7 @@ GAZEPRIV_FUNCTION(k_same_select) {
     // The cost is known from the parameters (and validates k): log the release before reading anything.
     const pg::Charge charge = pg::k_same_select_charge(dataset, k, class_column, across_tasks, source);
     const core::kanon::Grouping grouping =
-        across_tasks ? core::kanon::Grouping::PerParticipant : core::kanon::Grouping::PerTask;
+        across_tasks ? core::kanon::Grouping::AcrossTasks : core::kanon::Grouping::PerTask;
     if (dataset != nullptr)
         (void)pg::charge_budget(charge);
 

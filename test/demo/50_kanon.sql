@@ -13,29 +13,30 @@ SELECT gazepriv.k_anonymity(
     'SELECT * FROM gazepriv.generalize_demographics(''hoppe_participants'', 4, ARRAY[''sex'', ''age''])',
     ARRAY['gender', 'age_from', 'age_to']) AS smallest_class_after;
 
--- Feature windows of the first minute of four recordings: 10 s windows, (mean x, mean y, mean pupil mm,
--- share of samples without gaze). TEMPORARY plain-SQL features, until the events issue's feature_windows().
-CREATE TABLE kanon_windows AS
-SELECT participant, 'way_out' AS task, (floor(t_ms / 10000) + 1)::int AS "window",
-       ARRAY[round(avg(x) FILTER (WHERE valid)::numeric, 3), round(avg(y) FILTER (WHERE valid)::numeric, 3),
-             round(avg((pupil_left + pupil_right) / 2) FILTER (WHERE pupil_left > 0 AND pupil_right > 0)::numeric, 2),
-             round(1 - count(*) FILTER (WHERE valid)::numeric / count(*), 3)]::float8[] AS features
-FROM (SELECT *, coalesce(x BETWEEN -1 AND 2 AND y BETWEEN -1 AND 2, false) AS valid FROM hoppe_samples) s
-GROUP BY participant, floor(t_ms / 10000);
-\echo 'k-same-select sequence with k = 2: random pairs (CSPRNG), the same pair for the whole sequence, and'
-\echo 'every member receives the pair''s mean vector at every window. Raw and released, windows 1-2:'
-SELECT r.participant, r."window", f.features AS raw,
-       (SELECT array_agg(round(v::numeric, 4)) FROM unnest(r.features) v) AS released, r.group_id
-FROM gazepriv.k_same_select('kanon_windows', 2) r JOIN kanon_windows f USING (participant, task, "window")
+-- hoppe_features (feature windows of test/demo/hoppe_features.psql) was built by the events demo.
+\echo 'k-same-select sequence over the Hoppe feature windows (33 features per 30 s window every 0.5 s; here the first'
+\echo 'minute of four recordings, one task) with k = 2: random pairs (CSPRNG), one pairing for every window and, by'
+\echo 'default, for every task; each member receives the pair''s mean vector. Windows 1 and 2, four of the 33 features'
+\echo '(gazepriv.feature_catalog() lists them), raw -> released:'
+SELECT r.participant, r."window", r.group_id,
+       format('%s -> %s', round(f.features[2]::numeric, 2), round(r.features[2]::numeric, 2)) AS "fixations/s",
+       format('%s -> %s', round(f.features[13]::numeric, 1), round(r.features[13]::numeric, 1)) AS "saccade amplitude (deg)",
+       format('%s -> %s', round(f.features[26]::numeric, 2), round(r.features[26]::numeric, 2)) AS "pupil (mm)",
+       format('%s -> %s', round(f.features[23]::numeric, 2), round(r.features[23]::numeric, 2)) AS "share missing"
+FROM gazepriv.k_same_select('hoppe_features', 2) r JOIN hoppe_features f USING (participant, task, "window")
 WHERE r."window" <= 2 ORDER BY r.group_id, r."window", r.participant;
 \echo 'Every released vector is shared by at least k = 2 participants (raw windows: by one):'
-SELECT gazepriv.k_anonymity('SELECT * FROM gazepriv.k_same_select(''kanon_windows'', 2)',
+SELECT gazepriv.k_anonymity('SELECT * FROM gazepriv.k_same_select(''hoppe_features'', 2)',
                             ARRAY['task', 'window', 'features']) AS smallest_class_released,
-       gazepriv.k_anonymity('kanon_windows', ARRAY['task', 'window', 'features']) AS smallest_class_raw;
+       gazepriv.k_anonymity('hoppe_features', ARRAY['task', 'window', 'features']) AS smallest_class_raw;
+\echo 'Participants 0 and 9 have 61 windows, 2 and 5 have 60: a shorter sequence is padded with its last vector, so'
+\echo 'the length does not single anyone out. With several tasks the default grouping needs every participant in every'
+\echo 'task (across_tasks => false is the paper''s grouping per task, whose kept ids link a person''s groups).'
 
+\echo
 \echo 'An analyst releases the registered windows without reading them; the release is logged in the ledger'
-\echo '(guarantee k-anonymity, epsilon 0), before anything is read.'
-SELECT gazepriv.register_dataset('kanon_windows', 'kanon_windows', 'participant', task_column => 'task',
+\echo '(guarantee k-anonymity, epsilon 0, the grouping), before anything is read.'
+SELECT gazepriv.register_dataset('kanon_windows', 'hoppe_features', 'participant', task_column => 'task',
                                  window_column => 'window', features_column => 'features') \g /dev/null
 CREATE ROLE demo_kanon_analyst NOLOGIN IN ROLE gazepriv_analyst;
 SELECT gazepriv.grant_budget('kanon_windows', 'demo_kanon_analyst', epsilon => 0, accounting => 'basic') \g /dev/null

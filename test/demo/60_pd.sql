@@ -14,60 +14,99 @@ FROM gazepriv.pd_randomized_privacy(50, 2, 0.1, 10);
 SET gazepriv.seed = 60; -- reproducible demo output (superuser-only; a seeded release is not private)
 \echo ''
 \echo 'The paper''s task-based marginals (30 bins per feature and task, every feature resampled): seedless, so every'
-\echo 'candidate passes and protection comes only from coarseness. The features'' distributions are kept ...'
+\echo 'candidate passes and protection comes only from coarseness. The features'' distributions are kept (five of 33) ...'
 CREATE TEMP TABLE synth_marginals AS SELECT * FROM gazepriv.pd_synthesize('hoppe_features', k => 5, gamma => 2);
-SELECT j AS feature, round(avg(r.features[j])::numeric, 3) AS real_mean, round(avg(s.features[j])::numeric, 3) AS synthetic_mean,
-       round(stddev(r.features[j])::numeric, 3) AS real_sd, round(stddev(s.features[j])::numeric, 3) AS synthetic_sd
-FROM generate_series(1, 5) j, hoppe_features r JOIN synth_marginals s USING (participant, task, "window")
-GROUP BY j ORDER BY j;
-\echo '... and so is every participant''s number of windows, but not what tells people apart (mean pupil per person):'
-SELECT participant, count(*) AS windows, round(avg(r.features[4])::numeric, 2) AS real_pupil_mm,
-       round(avg(s.features[4])::numeric, 2) AS synthetic_pupil_mm
+SELECT c.feature AS "#", c.name, c.unit, round(avg(r.features[c.feature])::numeric, 2) AS real_mean,
+       round(avg(s.features[c.feature])::numeric, 2) AS synthetic_mean,
+       round(stddev(r.features[c.feature])::numeric, 2) AS real_sd, round(stddev(s.features[c.feature])::numeric, 2) AS synthetic_sd
+FROM gazepriv.feature_catalog() c, hoppe_features r JOIN synth_marginals s USING (participant, task, "window")
+WHERE c.feature IN (2, 3, 13, 23, 26) GROUP BY c.feature, c.name, c.unit ORDER BY c.feature;
+\echo '... and so is every participant''s number of windows, but not what tells people apart (their mean pupil,'
+\echo 'feature 26 pupil_mean, in mm; SMI reports absolute diameters):'
+SELECT participant, count(*) AS windows, round(avg(r.features[26])::numeric, 2) AS real_pupil_mm,
+       round(avg(s.features[26])::numeric, 2) AS synthetic_pupil_mm
 FROM hoppe_features r JOIN synth_marginals s USING (participant, task, "window") GROUP BY participant ORDER BY participant;
 
 \echo ''
-\echo 'Seed-based synthesis copies 3 features of a seed window and resamples 2 (a random pair per candidate): the test'
-\echo 'now decides. Share of candidates passing, one candidate per seed:'
+\echo 'Seed-based synthesis copies 33 - omega binned features of a seed window and resamples omega (a random subset per'
+\echo 'candidate), so the test decides: it counts the windows that could have produced the candidate as likely as the'
+\echo 'seed. With omega = 2 a candidate keeps 31 of the seed''s 33 bins, and almost no other window agrees with it on 31'
+\echo '(even the seed''s next window, 0.5 s later, differs in 8 of the 33 bins at the median): the test fails at every k.'
+\echo 'Resampling more features makes more windows plausible seeds. Share of candidates passing, one per seed, gamma = 2:'
+SELECT omega, 33 - omega AS copied,
+       max(rate) FILTER (WHERE k = 2) AS "k 2", max(rate) FILTER (WHERE k = 5) AS "k 5",
+       max(rate) FILTER (WHERE k = 10) AS "k 10", max(rate) FILTER (WHERE k = 25) AS "k 25"
+FROM (SELECT omega, k, round(sum(released)::numeric / sum(candidates), 2) AS rate
+      FROM unnest(ARRAY[2, 16, 24, 28, 30, 32]) omega, unnest(ARRAY[2, 5, 10, 25]) k,
+           LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, 2, model => 'seed_based', omega => omega,
+                                               max_attempts => 1) s
+      GROUP BY omega, k) r
+GROUP BY omega ORDER BY omega;
+\echo 'gamma widens the band of likelihoods that count (omega = 30):'
 SELECT k, max(rate) FILTER (WHERE gamma = 1.5) AS "gamma 1.5", max(rate) FILTER (WHERE gamma = 2) AS "gamma 2",
        max(rate) FILTER (WHERE gamma = 10) AS "gamma 10"
 FROM (SELECT k, gamma, round(sum(released)::numeric / sum(candidates), 2) AS rate
       FROM unnest(ARRAY[2, 5, 10, 25]) k, unnest(ARRAY[1.5, 2, 10]::float8[]) gamma,
-           LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, gamma, model => 'seed_based', omega => 2,
+           LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, gamma, model => 'seed_based', omega => 30,
                                                max_attempts => 1) s
       GROUP BY k, gamma) r
 GROUP BY k ORDER BY k;
-\echo 'With up to 100 candidates per seed (k = 25, gamma = 2), per participant; seeds that never pass are left out:'
+\echo 'With up to 100 candidates per seed (k = 25, gamma = 2, omega = 30), per participant; seeds that never pass are left out:'
 SELECT participant, records, released, failed, candidates, round(pass_rate::numeric, 2) AS pass_rate
-FROM gazepriv.pd_synthesis_stats('hoppe_features', 25, 2, model => 'seed_based', omega => 2);
-\echo 'The identity test asks for k - 1 other participants instead (4 people here, so k <= 4):'
+FROM gazepriv.pd_synthesis_stats('hoppe_features', 25, 2, model => 'seed_based', omega => 30);
+\echo 'The identity test asks for k - 1 other participants instead (4 people here, so k <= 4; omega = 30):'
 SELECT k, sum(released) AS released, sum(records) AS records
 FROM unnest(ARRAY[2, 3, 4]) k,
-     LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, 2, model => 'seed_based', omega => 2, test => 'identity') s
+     LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, 2, model => 'seed_based', omega => 30, test => 'identity') s
 GROUP BY k ORDER BY k;
+
+\echo ''
+\echo 'Bins over the data range are a data-dependent (non-private) choice. Public bounds follow from how each feature is'
+\echo 'computed (30 s windows, I-DT at 3 degrees with fixations of at least 100 ms, gaze kept in [-1, 2]^2 of a 60 x 46 degree'
+\echo 'camera) or from the eye (velocities, pupil), never from the recordings (test/demo/hoppe_feature_bounds.psql); values'
+\echo 'beyond are clamped. bins_used: how many of the 30 equal bins this minute''s windows fall into.'
+\ir hoppe_feature_bounds.psql
+SELECT c.feature AS "#", c.name, c.unit, b.lower, b.upper,
+       count(DISTINCT least(29, floor((greatest(f.features[c.feature], b.lower) - b.lower) / (b.upper - b.lower) * 30))) AS bins_used,
+       b.why
+FROM gazepriv.feature_catalog() c JOIN hoppe_feature_bounds b USING (feature), hoppe_features f
+GROUP BY c.feature, c.name, c.unit, b.lower, b.upper, b.why ORDER BY c.feature;
+\echo 'Durations bounded by the window fall into one bin (fixations last 0.1-1 s), and this 60 Hz head-mounted tracker''s'
+\echo 'noise puts every window''s highest saccade peak velocity above what the eye can do: those features say little'
+\echo 'after binning. Coarser bins make more windows agree, so more candidates pass (seed-based, gamma = 2, one per seed):'
+SELECT omega, max(rate) FILTER (WHERE k = 2) AS "k 2", max(rate) FILTER (WHERE k = 5) AS "k 5",
+       max(rate) FILTER (WHERE k = 10) AS "k 10", max(rate) FILTER (WHERE k = 25) AS "k 25"
+FROM (SELECT omega, k, round(sum(released)::numeric / sum(candidates), 2) AS rate
+      FROM unnest(ARRAY[2, 24, 30]) omega, unnest(ARRAY[2, 5, 10, 25]) k,
+           LATERAL gazepriv.pd_synthesis_stats('hoppe_features', k, 2, model => 'seed_based', omega => omega,
+               max_attempts => 1, bounds => (SELECT array_agg(ARRAY[lower, upper] ORDER BY feature) FROM hoppe_feature_bounds)) s
+      GROUP BY omega, k) r
+GROUP BY omega ORDER BY omega;
 
 \echo ''
 \echo 'What a release costs, computed before any candidate is made: deterministic tests are logged, not spent; the'
 \echo 'randomized test composes over candidates (max_attempts x the largest task''s records) and needs a DP model:'
 SELECT 'deterministic, data-range bins' AS release, epsilon, delta, guarantee, non_private
-FROM gazepriv.pd_release_cost(25, 2, features => 5, records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_features GROUP BY task) s),
-                              model => 'seed_based', omega => 2)
+FROM gazepriv.pd_release_cost(25, 2, features => 33, records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_features GROUP BY task) s),
+                              model => 'seed_based', omega => 30)
 UNION ALL
-SELECT 'randomized, epsilon0 1, target delta 1e-6', round(epsilon::numeric, 1), delta, guarantee, non_private
-FROM gazepriv.pd_release_cost(50, 2, features => 5, records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_features GROUP BY task) s),
-                              epsilon0 => 1, target_delta => 1e-6,
-                              model_epsilon => 1, bounds => '{{-1,2},{-1,2},{0,2.2},{0,10},{0,1}}');
+SELECT 'randomized, epsilon0 1, target delta 1e-6, public bounds', round(epsilon::numeric, 1), delta, guarantee, non_private
+FROM gazepriv.pd_release_cost(50, 2, features => 33, records => (SELECT max(n) FROM (SELECT count(*) n FROM hoppe_features GROUP BY task) s),
+                              epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1,
+                              bounds => (SELECT array_agg(ARRAY[lower, upper] ORDER BY feature) FROM hoppe_feature_bounds));
 
 \echo ''
 \echo 'An analyst who cannot read the windows releases them through a budget. The curator registers the table with'
-\echo 'public bounds (the validity filter and the tracker''s ranges), so the bins are not data-dependent:'
+\echo 'these public bounds, so the bins are not data-dependent:'
 SELECT gazepriv.register_dataset('hoppe_windows', 'hoppe_features', 'participant', task_column => 'task',
                                  window_column => 'window', features_column => 'features',
-                                 bounds => '{"features": [[-1, 2], [-1, 2], [0, 2.2], [0, 10], [0, 1]]}') \g /dev/null
+                                 bounds => jsonb_build_object('features', (SELECT jsonb_agg(jsonb_build_array(lower, upper) ORDER BY feature)
+                                                                           FROM hoppe_feature_bounds))) \g /dev/null
 CREATE ROLE pd_demo_analyst NOLOGIN IN ROLE gazepriv_analyst;
 SELECT gazepriv.grant_budget('hoppe_windows', 'pd_demo_analyst', epsilon => 5000, delta => 1e-5, accounting => 'basic') \g /dev/null
 SET ROLE pd_demo_analyst;
 SELECT count(*) AS released_windows, count(DISTINCT participant) AS participants
-FROM gazepriv.pd_release('hoppe_windows', k => 10, gamma => 2, model => 'seed_based', omega => 2);
+FROM gazepriv.pd_release('hoppe_windows', k => 10, gamma => 2, model => 'seed_based', omega => 30);
 SELECT count(*) AS released_windows_randomized
 FROM gazepriv.pd_release('hoppe_windows', k => 50, gamma => 2, epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1);
 SELECT releases, round(basic_epsilon_spent::numeric, 1) AS epsilon_spent, basic_delta_spent AS delta_spent

@@ -208,8 +208,8 @@ TEST(KSame, TasksAreGroupedIndependentlyOverTheirOwnParticipants) {
 }
 
 // The paper's per-task groupings differ between tasks, so a participant's combined release can be unique;
-// grouping by participant uses one grouping everywhere.
-TEST(KSame, GroupingByParticipantHoldsAcrossTasks) {
+// the default grouping across tasks uses one grouping everywhere.
+TEST(KSame, OneGroupingAcrossTasksKeepsWholeReleasesKAnonymous) {
     Table t = simple(12, 2, "read");
     Table u = simple(12, 3, "walk");
     for (std::size_t i = 0; i < u.participant.size(); ++i)
@@ -233,9 +233,9 @@ TEST(KSame, GroupingByParticipantHoldsAcrossTasks) {
         return smallest;
     };
     Rng rng(13, 0);
-    const KSameRelease per_participant = k_same_select(t.rows(), 3, Grouping::PerParticipant, rng, kNoCancel);
-    EXPECT_EQ(per_participant.groups, 8u); // the same 4 groups in both tasks
-    EXPECT_GE(groups_per_participant(per_participant), 3);
+    const KSameRelease across = k_same_select(t.rows(), 3, Grouping::AcrossTasks, rng, kNoCancel);
+    EXPECT_EQ(across.groups, 8u); // the same 4 groups in both tasks
+    EXPECT_GE(groups_per_participant(across), 3);
     // Per task, some participant's pair of groups is shared by fewer than k (unless both tasks drew the same
     // partition: 1 chance in 15,400).
     const KSameRelease per_task = k_same_select(t.rows(), 3, Grouping::PerTask, rng, kNoCancel);
@@ -243,24 +243,23 @@ TEST(KSame, GroupingByParticipantHoldsAcrossTasks) {
 
     Table missing = t;
     missing.add("p999", "read", 1, {0, 0, 0});
-    EXPECT_EQ(error_of([&] { k_same_select(missing.rows(), 3, Grouping::PerParticipant, rng, kNoCancel); }),
-              "participant 'p999' has no usable rows for task 'walk': one grouping across tasks needs every "
-              "participant in every task");
+    EXPECT_EQ(error_of([&] { k_same_select(missing.rows(), 3, Grouping::AcrossTasks, rng, kNoCancel); }),
+              "participant 'p999' has no usable rows in task 'walk', and the grouping across tasks (the "
+              "default) needs every participant in every task; across_tasks => false groups each task "
+              "separately (the paper's variant, whose kept ids link a participant's groups across tasks)");
     Table classes = t;
     for (std::size_t i = 0; i < classes.cls.size(); ++i)
         classes.cls[i] = classes.task[i] == "read" ? "a" : (classes.participant[i] < "p106" ? "a" : "b");
     EXPECT_EQ(
-        error_of([&] { k_same_select(classes.rows(true), 3, Grouping::PerParticipant, rng, kNoCancel); }),
+        error_of([&] { k_same_select(classes.rows(true), 3, Grouping::AcrossTasks, rng, kNoCancel); }),
         "the utility class of participant 'p106' differs between tasks ('a' and 'b'); one grouping across "
         "tasks needs one class per participant");
     for (std::size_t i = 0; i < classes.cls.size(); ++i)
         classes.cls[i] = classes.participant[i] < "p106" ? "a" : "b";
-    const KSameRelease by_class =
-        k_same_select(classes.rows(true), 3, Grouping::PerParticipant, rng, kNoCancel);
+    const KSameRelease by_class = k_same_select(classes.rows(true), 3, Grouping::AcrossTasks, rng, kNoCancel);
     EXPECT_EQ(by_class.groups, 8u);
-    EXPECT_EQ(
-        error_of([&] { k_same_select(classes.rows(true), 7, Grouping::PerParticipant, rng, kNoCancel); }),
-        "utility class 'a' of the source has 6 participants, fewer than k = 7");
+    EXPECT_EQ(error_of([&] { k_same_select(classes.rows(true), 7, Grouping::AcrossTasks, rng, kNoCancel); }),
+              "utility class 'a' of the source has 6 participants, fewer than k = 7");
 }
 
 // Many tasks with few participants each: the rows are ordered by a comparison sort instead of a counting
@@ -401,9 +400,10 @@ TEST(KSame, TheCostIsALoggedKAnonymityReleaseWithoutEpsilon) {
     EXPECT_FALSE(c.non_private_choices);
     EXPECT_EQ(c.mechanism, "k_same_select");
     EXPECT_EQ(c.parameters_json,
-              "{\"k\": 4, \"across_tasks\": false, \"class_column\": null, \"source\": \"SELECT * FROM "
-              "\\\"my features\\\"\"}");
+              "{\"k\": 4, \"across_tasks\": false, \"grouping\": \"per task (paper)\", \"class_column\": "
+              "null, \"source\": \"SELECT * FROM \\\"my features\\\"\"}");
     EXPECT_EQ(k_same_select_cost(2, "c", true, "t").parameters_json,
-              "{\"k\": 2, \"across_tasks\": true, \"class_column\": \"c\", \"source\": \"t\"}");
+              "{\"k\": 2, \"across_tasks\": true, \"grouping\": \"across tasks\", \"class_column\": \"c\", "
+              "\"source\": \"t\"}");
     EXPECT_EQ(error_of([] { k_same_select_cost(0, "c", false, "t"); }), "k must be at least 2, got 0");
 }

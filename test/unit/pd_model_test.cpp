@@ -150,6 +150,46 @@ TEST(PdModel, ScorerMatchesTheStraightforwardProbability) {
     }
 }
 
+// Pr{y = M(d)} with many features, where e_r is summed in linear arithmetic on scaled p_j and, when that
+// would underflow, in log space: both against the closed form of a two-valued example. 60 features of 256
+// bins, 10 rows all in bin 0, alpha = 1e-12: y takes bin 0 (p = big, about 1) in features 0-9 and bin 5
+// (p = tiny, about 4e-16) in 10-59; the seed differs from y in features 50-59. With r = omega - 10 of the 50
+// agreeing features resampled, e_r = sum_a C(10, a) C(40, r - a) big^a tiny^(r - a).
+TEST(PdModel, ManyFeaturesMatchTheClosedFormAboveAndBelowUnderflow) {
+    const std::size_t m = 60, stride = code_stride(m);
+    Marginals marginals(std::vector<FeatureBins>(m, bins_over(0, 256, 256)));
+    const std::vector<std::uint8_t> rows(10 * stride, 0);
+    marginals.add_rows(rows.data(), stride, 10);
+    marginals.finish(1e-12);
+    std::vector<std::uint8_t> y(stride, 0), d(stride, 0);
+    for (std::size_t j = 10; j < m; ++j)
+        y[j] = 5;
+    for (std::size_t j = 10; j < 50; ++j)
+        d[j] = 5;
+    const double big = marginals.p(0, 0), tiny = marginals.p(10, 5);
+    ASSERT_LT(tiny, 1e-15);
+    const auto log_choose = [](double n, double k) {
+        return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1);
+    };
+    for (std::size_t omega : {25u, 35u, 59u}) { // r = 15, 25, 49: e_r about 1e-72, 1e-232, 1e-600
+        const std::size_t r = omega - 10;
+        double log_e = kNoBand;
+        for (std::size_t a = r > 40 ? r - 40 : 0; a <= std::min<std::size_t>(10, r); ++a) {
+            const double term =
+                log_choose(10, a) + log_choose(40, r - a) + a * std::log(big) + (r - a) * std::log(tiny);
+            log_e = log_e == kNoBand ? term
+                                     : std::max(log_e, term) + std::log1p(std::exp(-std::abs(log_e - term)));
+        }
+        const double expected = 10 * std::log(tiny) + log_e - log_choose(m, omega);
+        const Model model(ModelKind::SeedBased, Resample::Random, omega, marginals);
+        EXPECT_NEAR(model.log_prob(y.data(), d.data()), expected, 1e-10 * std::abs(expected)) << omega;
+        CandidateScorer scorer(model);
+        scorer.set_candidate(y.data());
+        EXPECT_EQ(scorer.log_prob_for_mask(mismatch_mask(y.data(), d.data(), stride)),
+                  model.log_prob(y.data(), d.data()));
+    }
+}
+
 TEST(PdModel, GenerateCopiesTheSeedOutsideTheResampledFeatures) {
     const Marginals m = hand_marginals();
     Rng rng(4, 0);
