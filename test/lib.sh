@@ -91,3 +91,14 @@ throwaway_cluster() {
 
 # psql on the current cluster, stopping at the first error.
 cluster_psql() { "$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+# The full Hoppe 2018 recordings ($SHARED_DATA) into hoppe_samples and hoppe_participants on the current
+# cluster (the tables of test/demo/hoppe_tables.psql), for the benchmarks.
+load_full_hoppe() {
+    local data="$SHARED_DATA/hoppe2018_everyday" f
+    cluster_psql -f test/demo/hoppe_tables.psql
+    cluster_psql -c "\\copy hoppe_participants FROM '$data/participants.csv' WITH (FORMAT csv, HEADER true)"
+    for f in "$data"/samples/participant_*.csv; do
+        cluster_psql -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
+    done
+}

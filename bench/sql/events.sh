@@ -15,20 +15,11 @@ psql <<'SQL'
 CREATE EXTENSION gazepriv;
 CREATE TABLE uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
                             pupil_left float8, pupil_right float8, event text, fixation_index int);
-CREATE TABLE hoppe_samples (participant text, t_ms float8, x float8, y float8,
-                            pupil_right float8, pupil_left float8, event text);
-CREATE TABLE hoppe_participants (participant text PRIMARY KEY, sex text, age int, neuroticism float8,
-    extraversion float8, openness float8, agreeableness float8, conscientiousness float8,
-    perceptual_curiosity float8, curiosity_exploration float8, shop_enter_s float8, shop_leave_s float8,
-    samples_included_here text);
 SQL
 for f in "$SHARED_DATA"/uniss_fgd/samples/*.csv; do
     psql -c "\\copy uniss_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
 done
-for f in "$SHARED_DATA"/hoppe2018_everyday/samples/*.csv; do
-    psql -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
-psql -c "\\copy hoppe_participants FROM '$SHARED_DATA/hoppe2018_everyday/participants.csv' WITH (FORMAT csv, HEADER true)"
+load_full_hoppe
 
 psql <<'SQL'
 VACUUM ANALYZE;

@@ -14,20 +14,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
 
-DATA=$SHARED_DATA/hoppe2018_everyday
 REPS=${KANON_REPS:-20}
 out=$REPO/bench/out
 mkdir -p "$out"
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-start_cluster "$dir" >/dev/null
-PSQL=("$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1)
+throwaway_cluster >/dev/null
+PSQL=(cluster_psql)
 
-"${PSQL[@]}" -c "CREATE EXTENSION gazepriv" -f bench/sql/kanon_load.sql
-for f in "$DATA"/samples/participant_*.csv; do
-    "${PSQL[@]}" -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
-"${PSQL[@]}" -c "\\copy hoppe_participants FROM '$DATA/participants.csv' WITH (FORMAT csv, HEADER true)"
+"${PSQL[@]}" -c "CREATE EXTENSION gazepriv"
+load_full_hoppe
 "${PSQL[@]}" -f test/demo/hoppe_features.psql
 "${PSQL[@]}" <<'SQL'
 -- The participants with windows in every task (the default grouping across tasks needs them all).

@@ -13,26 +13,10 @@ cd "$(dirname "$0")/../.."
 . test/lib.sh
 out=bench/out
 mkdir -p "$out"
-dir=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$dir"' EXIT
-start_cluster "$dir"
-bin=$("$PG_CONFIG" --bindir)
-psql() { "$bin/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
-data="$SHARED_DATA/hoppe2018_everyday"
-
-psql <<SQL
-CREATE EXTENSION gazepriv;
-CREATE TABLE hoppe_samples (participant text, t_ms float8, x float8, y float8, pupil_right float8,
-                            pupil_left float8, event text);
-CREATE TABLE hoppe_participants (participant text PRIMARY KEY, sex text, age int, neuroticism float8,
-    extraversion float8, openness float8, agreeableness float8, conscientiousness float8,
-    perceptual_curiosity float8, curiosity_exploration float8, shop_enter_s float8, shop_leave_s float8,
-    samples_included_here text);
-\copy hoppe_participants FROM '$data/participants.csv' WITH (FORMAT csv, HEADER true)
-SQL
-for f in "$data"/samples/participant_*.csv; do
-    psql -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
+throwaway_cluster
+psql() { cluster_psql "$@"; }
+psql -c "CREATE EXTENSION gazepriv"
+load_full_hoppe
 psql -f test/demo/hoppe_features.psql -f test/demo/hoppe_feature_bounds.psql
 psql <<'SQL'
 CREATE TABLE hoppe_features_x10 AS

@@ -14,31 +14,16 @@ cd "$(dirname "$0")/../.."
 
 out=bench/out
 mkdir -p "$out"
-# The public clip bounds of the 48 features (bench/series_features.hpp), as a SQL array, from the
-# benchmark build bench/run.sh makes (brought up to date here when run alone).
+# The public clip bounds of the features (printed by bench_series), as a SQL array, from the benchmark
+# build bench/run.sh makes (brought up to date here when run alone).
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
 cmake --build build-bench -j"$(nproc)" --target bench_series >/dev/null
 bounds=$(build-bench/bench_series --public-bounds)
-work=$(scratch_dir)
-trap 'stop_cluster; rm -rf "$work"' EXIT
-data="$SHARED_DATA/hoppe2018_everyday"
-
 log "SQL: starting a throwaway cluster, loading the recordings, extracting the features"
-start_cluster "$work"
-psql=("$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1)
-"${psql[@]}" <<SQL
-CREATE EXTENSION gazepriv;
-CREATE TABLE hoppe_samples (participant text, t_ms float8, x float8, y float8, pupil_right float8,
-                            pupil_left float8, event text);
-CREATE TABLE hoppe_participants (participant text PRIMARY KEY, sex text, age int, neuroticism float8,
-    extraversion float8, openness float8, agreeableness float8, conscientiousness float8,
-    perceptual_curiosity float8, curiosity_exploration float8, shop_enter_s float8, shop_leave_s float8,
-    samples_included_here text);
-\copy hoppe_participants FROM '$data/participants.csv' WITH (FORMAT csv, HEADER true)
-SQL
-for f in "$data"/samples/participant_*.csv; do
-    "${psql[@]}" -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
+throwaway_cluster
+psql=(cluster_psql)
+"${psql[@]}" -c "CREATE EXTENSION gazepriv"
+load_full_hoppe
 start=$(date +%s.%N)
 "${psql[@]}" -f test/demo/hoppe_features.psql
 extract=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}")

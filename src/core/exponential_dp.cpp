@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/fast_exact_noise.hpp"
+#include "core/json.hpp"
 #include "core/noise.hpp"
 #include "core/validate.hpp"
 
@@ -83,12 +84,11 @@ PreparedExponentialDp prepare_exponential_dp(const SeriesRows& rows, const Expon
     plan.bounds = std::move(bounds);
 
     double t_max_total = 0;
-    std::string t_max_json = "[";
-    for (std::size_t g = 0; g < prepared.data.groups.size(); ++g) {
-        t_max_total += static_cast<double>(prepared.data.groups[g].length);
-        t_max_json += (g ? "," : "") + std::to_string(prepared.data.groups[g].length);
+    std::vector<std::size_t> t_max;
+    for (const SignalGroup& group : prepared.data.groups) {
+        t_max_total += static_cast<double>(group.length);
+        t_max.push_back(group.length);
     }
-    t_max_json += "]";
     const double f = static_cast<double>(features);
     plan.paper_epsilon = config.epsilon * f;
     const double user_level = f * t_max_total * config.epsilon / 2;
@@ -108,22 +108,25 @@ PreparedExponentialDp prepare_exponential_dp(const SeriesRows& rows, const Expon
     if (prepared.data.length_from_data)
         non_private.push_back("t_max read from the data");
     cost.non_private_choices = !non_private.empty();
-    std::string json = "{\"variant\":\"" + std::string(to_string(config.variant)) + "\"";
-    json += ",\"epsilon_per_feature\":" + json_number(config.epsilon);
-    json += ",\"sensitivity\":\"" + std::string(to_string(config.sensitivity)) + "\"";
-    json += ",\"ranges\":[";
-    for (std::size_t i = 0; i < plan.ranges.size(); ++i)
-        json += (i ? "," : "") + json_number(plan.ranges[i]);
-    json += "],\"t_max\":" + t_max_json + ",\"features\":" + std::to_string(features);
-    json += ",\"dp_proof\":" + std::string(paper ? "false" : "true");
-    json += ",\"neighbours\":\"one participant's signals (every feature and recording)\"";
-    json += ",\"participant_epsilon\":" + (paper ? std::string("null") : json_number(user_level));
-    json += ",\"paper_epsilon\":" + json_number(plan.paper_epsilon);
-    json += ",\"non_private\":[";
-    for (std::size_t i = 0; i < non_private.size(); ++i)
-        json += (i ? ",\"" : "\"") + non_private[i] + "\"";
-    json += "]}";
-    cost.parameters_json = json;
+    std::vector<std::string> reasons;
+    for (const std::string& reason : non_private)
+        reasons.push_back(JsonObject::quote(reason));
+    JsonObject json;
+    json.add("variant", to_string(config.variant));
+    json.add("epsilon_per_feature", config.epsilon);
+    json.add("sensitivity", to_string(config.sensitivity));
+    json.add_raw("ranges", json_array(plan.ranges));
+    json.add_raw("t_max", json_array(t_max));
+    json.add("features", features);
+    json.add("dp_proof", !paper);
+    json.add("neighbours", "one participant's signals (every feature and recording)");
+    if (paper)
+        json.add_null("participant_epsilon");
+    else
+        json.add("participant_epsilon", user_level);
+    json.add("paper_epsilon", plan.paper_epsilon);
+    json.add_raw("non_private", json_array(reasons));
+    cost.parameters_json = json.str();
     return prepared;
 }
 

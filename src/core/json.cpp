@@ -51,11 +51,27 @@ void JsonObject::add(const char* name, const std::string& value) {
     body_ += quote(value);
 }
 
+void JsonObject::add(const char* name, const char* value) {
+    if (value == nullptr) {
+        add_null(name);
+        return;
+    }
+    add(name, std::string(value));
+}
+
 void JsonObject::add(const char* name, double value) {
-    if (!std::isfinite(value))
-        throw InternalError(std::string("JSON value ") + name + " is not finite");
     key(name);
-    body_ += format_number(value);
+    body_ += json_number(value);
+}
+
+void JsonObject::add(const char* name, bool value) {
+    key(name);
+    body_ += value ? "true" : "false";
+}
+
+void JsonObject::add_raw(const char* name, const std::string& encoded) {
+    key(name);
+    body_ += encoded;
 }
 
 void JsonObject::add(const char* name, std::int64_t value) {
@@ -66,6 +82,33 @@ void JsonObject::add(const char* name, std::int64_t value) {
 void JsonObject::add_null(const char* name) {
     key(name);
     body_ += "null";
+}
+
+std::string json_number(double value) {
+    return std::isfinite(value) ? format_number(value) : JsonObject::quote(format_number(value));
+}
+
+namespace {
+
+template <typename T, typename Encode> std::string join(const std::vector<T>& values, Encode encode) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        out += (i ? ", " : "") + encode(values[i]);
+    return out + "]";
+}
+
+} // namespace
+
+std::string json_array(const std::vector<double>& values) {
+    return join(values, [](double v) { return json_number(v); });
+}
+
+std::string json_array(const std::vector<std::size_t>& values) {
+    return join(values, [](std::size_t v) { return std::to_string(v); });
+}
+
+std::string json_array(const std::vector<std::string>& encoded) {
+    return join(encoded, [](const std::string& v) { return v; });
 }
 
 } // namespace gazepriv::core

@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "core/fast_exact_noise.hpp"
+#include "core/json.hpp"
 #include "core/lattice_planar_laplace.hpp"
 #include "core/validate.hpp"
 
@@ -77,17 +78,6 @@ Rings rings(void* block) {
 
 std::size_t bytes_for_capacity(std::uint32_t capacity) {
     return sizeof(KaleidoStreamHeader) + 3 * sizeof(std::uint64_t) * capacity;
-}
-
-// Numbers for JSON and messages: integers without an exponent (format_number writes 30 as 3e+01),
-// others round-tripping.
-std::string readable(double v) {
-    if (std::isfinite(v) && v == std::nearbyint(v) && std::fabs(v) < 0x1.0p53) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-        return buf;
-    }
-    return format_number(v);
 }
 
 } // namespace
@@ -178,9 +168,9 @@ double KaleidoPlan::first_publication() const {
 }
 
 std::string kaleido_parameters_text(const KaleidoParams& p) {
-    return "epsilon=" + readable(p.epsilon) + " w=" + std::to_string(p.w) + " r=" + readable(p.r) +
-           " l_thresh=" + readable(p.l_thresh) + " t_skip=" + readable(p.t_skip) + " h=" + readable(p.h) +
-           " max_tests=" + std::to_string(p.max_tests);
+    return "epsilon=" + format_number(p.epsilon) + " w=" + std::to_string(p.w) + " r=" + format_number(p.r) +
+           " l_thresh=" + format_number(p.l_thresh) + " t_skip=" + format_number(p.t_skip) +
+           " h=" + format_number(p.h) + " max_tests=" + std::to_string(p.max_tests);
 }
 
 ReleaseCost kaleido_cost(const KaleidoParams& p) {
@@ -192,17 +182,24 @@ ReleaseCost kaleido_cost(const KaleidoParams& p) {
     cost.guarantee = Guarantee::WEventDifferentialPrivacy;
     cost.non_private_choices = false;
     cost.mechanism = "kaleido";
-    cost.parameters_json =
-        std::string("{\"epsilon\": ") + readable(p.epsilon) + ", \"w\": " + std::to_string(p.w) +
-        ", \"window_unit\": \"samples\", \"r\": " + readable(p.r) +
-        ", \"l_thresh\": " + readable(p.l_thresh) + ", \"t_skip_ms\": " + readable(p.t_skip) +
-        ", \"h\": " + readable(p.h) + ", \"max_tests\": " + std::to_string(p.max_tests) +
-        ", \"epsilon_test\": " + readable(plan.epsilon_test()) +
-        ", \"epsilon_publications\": " + readable(plan.epsilon_publications()) +
-        ", \"guarantee\": \"w-event geo-indistinguishability: any w consecutive samples of one stream, each "
-        "moved by at most r, change the output probabilities by at most a factor e^epsilon; timestamps and "
-        "missing samples are public\", \"scope\": \"per stream (participant); a stream of T samples is "
-        "ceil(T/w) epsilon-private as a whole\"}";
+    JsonObject json;
+    json.add("epsilon", p.epsilon);
+    json.add("w", p.w);
+    json.add("window_unit", "samples");
+    json.add("r", p.r);
+    json.add("l_thresh", p.l_thresh);
+    json.add("t_skip_ms", p.t_skip);
+    json.add("h", p.h);
+    json.add("max_tests", p.max_tests);
+    json.add("epsilon_test", plan.epsilon_test());
+    json.add("epsilon_publications", plan.epsilon_publications());
+    json.add("guarantee",
+             "w-event geo-indistinguishability: any w consecutive samples of one stream, each moved by "
+             "at most r, change the output probabilities by at most a factor e^epsilon; timestamps and "
+             "missing samples are public");
+    json.add("scope",
+             "per stream (participant); a stream of T samples is ceil(T/w) epsilon-private as a whole");
+    cost.parameters_json = json.str();
     return cost;
 }
 
@@ -297,11 +294,11 @@ inline KaleidoOutput step(const KaleidoPlan& plan, KaleidoStreamHeader* h, const
     const KaleidoParams& p = plan.params();
     if (!std::isfinite(t))
         throw InvalidArgument("t_ms must be a finite number (sample " + std::to_string(h->samples + 1) +
-                              "), got " + readable(t));
+                              "), got " + format_number(t));
     if (t < h->last_t) // false while last_t is NaN
         throw InvalidArgument("t_ms must not decrease within a stream: sample " +
-                              std::to_string(h->samples + 1) + " has t_ms = " + readable(t) + " after " +
-                              readable(h->last_t));
+                              std::to_string(h->samples + 1) + " has t_ms = " + format_number(t) + " after " +
+                              format_number(h->last_t));
     h->last_t = t;
     const std::uint64_t i = h->samples++;
     const std::uint64_t w = static_cast<std::uint64_t>(p.w);

@@ -5,22 +5,15 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/json.hpp"
 #include "core/validate.hpp"
 
 namespace gazepriv::core::pd {
 
 namespace {
 
-std::string json_number(double x) {
-    return format_number(x); // finite here: shortest round-trip form, valid JSON
-}
-
 std::string integer(double x) {
     return std::to_string(static_cast<long long>(x));
-}
-
-std::string json_string(const char* s) {
-    return std::string("\"") + s + "\"";
 }
 
 const char* model_name(const SynthesisParams& p) {
@@ -56,25 +49,28 @@ ReleaseCost synthesis_cost(const SynthesisParams& p, std::size_t features, std::
     const double model_epsilon = p.model_epsilon.value_or(0);
     const double invocations = static_cast<double>(p.attempts()) * static_cast<double>(largest_task_rows);
 
-    std::string json = "{\"k\": " + std::to_string(p.k) + ", \"gamma\": " + json_number(p.gamma) +
-                       ", \"bins\": " + std::to_string(p.bins) + ", \"model\": " + json_string(model_name(p));
-    if (p.model == ModelKind::SeedBased)
-        json += ", \"omega\": " + std::to_string(*p.omega) +
-                ", \"resample\": " + json_string(p.resample == Resample::Random ? "random" : "last");
-    json += ", \"test\": " + json_string(p.randomized()               ? "randomized"
-                                         : p.test == TestKind::Record ? "record"
-                                                                      : "identity");
-    json += ", \"alpha\": " + json_number(p.alpha) + ", \"split\": " + json_number(p.split) +
-            ", \"max_attempts\": " + std::to_string(p.attempts()) +
-            ", \"bounds\": " + json_string(p.bounds.empty() ? "data range (non-private)" : "public");
+    JsonObject json;
+    json.add("k", p.k);
+    json.add("gamma", p.gamma);
+    json.add("bins", p.bins);
+    json.add("model", model_name(p));
+    if (p.model == ModelKind::SeedBased) {
+        json.add("omega", *p.omega);
+        json.add("resample", p.resample == Resample::Random ? "random" : "last");
+    }
+    json.add("test", p.randomized() ? "randomized" : p.test == TestKind::Record ? "record" : "identity");
+    json.add("alpha", p.alpha);
+    json.add("split", p.split);
+    json.add("max_attempts", p.attempts());
+    json.add("bounds", p.bounds.empty() ? "data range (non-private)" : "public");
     if (p.model_epsilon)
-        json += ", \"model_epsilon\": " + json_number(model_epsilon);
+        json.add("model_epsilon", model_epsilon);
 
     if (!p.randomized()) {
         cost.guarantee = Guarantee::PlausibleDeniability;
         cost.epsilon = model_epsilon;
         cost.delta = 0;
-        cost.parameters_json = json + "}";
+        cost.parameters_json = json.str();
         return cost;
     }
     const double epsilon0 = *p.epsilon0;
@@ -104,16 +100,18 @@ ReleaseCost synthesis_cost(const SynthesisParams& p, std::size_t features, std::
     cost.guarantee = Guarantee::RecordDifferentialPrivacy; // one feature vector added or removed
     cost.epsilon = p.split > 0 ? std::max(model_epsilon, test_epsilon) : model_epsilon + test_epsilon;
     cost.delta = test_delta;
-    json += ", \"epsilon0\": " + json_number(epsilon0) + ", \"t\": " + std::to_string(t) +
-            ", \"candidates\": " + integer(invocations) +
-            ", \"epsilon_per_candidate\": " + json_number(per.epsilon) +
-            ", \"delta_per_candidate\": " + json_number(per.delta) +
-            ", \"neighbouring\": \"add/remove one feature vector of a task\", \"composition\": "
-            "\"basic over candidates within a task, parallel over tasks" +
-            (p.split > 0 ? ", parallel with the model (disjoint split)" : ", plus the model") + "\"";
+    json.add("epsilon0", epsilon0);
+    json.add("t", t);
+    json.add("candidates", static_cast<std::int64_t>(invocations));
+    json.add("epsilon_per_candidate", per.epsilon);
+    json.add("delta_per_candidate", per.delta);
+    json.add("neighbouring", "add/remove one feature vector of a task");
+    json.add("composition",
+             std::string("basic over candidates within a task, parallel over tasks") +
+                 (p.split > 0 ? ", parallel with the model (disjoint split)" : ", plus the model"));
     if (p.target_delta)
-        json += ", \"target_delta\": " + json_number(*p.target_delta);
-    cost.parameters_json = json + "}";
+        json.add("target_delta", *p.target_delta);
+    cost.parameters_json = json.str();
     return cost;
 }
 

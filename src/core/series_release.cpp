@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/errors.hpp"
+#include "core/json.hpp"
 #include "core/fast_exact_noise.hpp"
 #include "core/noise.hpp"
 #include "core/real_fft.hpp"
@@ -38,10 +39,6 @@ const char* to_string(ChunkSemantics semantics) {
     return semantics == ChunkSemantics::Participant ? "participant" : "chunk";
 }
 
-std::string json_number(double value) {
-    return std::isfinite(value) ? format_number(value) : "\"" + format_number(value) + "\"";
-}
-
 void check_series_release_config(const SeriesReleaseConfig& config) {
     require_positive("epsilon", config.epsilon);
     if (config.method == SeriesMethod::Lpa && config.k != 0)
@@ -59,13 +56,6 @@ void check_series_release_config(const SeriesReleaseConfig& config) {
 }
 
 namespace {
-
-std::string json_list(const std::vector<std::size_t>& values) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < values.size(); ++i)
-        s += (i ? "," : "") + std::to_string(values[i]);
-    return s + "]";
-}
 
 SeriesPlan plan(const SeriesReleaseConfig& config, const SeriesDataset& data,
                 std::vector<FeatureBounds> bounds) {
@@ -120,39 +110,40 @@ SeriesPlan plan(const SeriesReleaseConfig& config, const SeriesDataset& data,
     std::vector<std::size_t> lengths;
     for (const SignalGroup& group : data.groups)
         lengths.push_back(group.length);
-    std::string json = "{\"method\":\"" + std::string(to_string(config.method)) + "\"";
-    json += ",\"epsilon_per_feature\":" + json_number(config.epsilon);
-    if (config.method != SeriesMethod::Lpa)
-        json +=
-            ",\"k\":" + json_list(result.k) + ",\"k_rule\":\"" + (config.k != 0 ? "given" : "public") + "\"";
-    if (is_chunked(config.method))
-        json += ",\"chunk\":" + std::to_string(config.chunk);
-    json += ",\"sensitivity\":\"" + std::string(to_string(config.sensitivity)) + "\"";
-    if (!result.bounds.empty()) {
-        json += ",\"bounds\":[";
-        for (std::size_t f = 0; f < result.bounds.size(); ++f)
-            json += (f ? ",[" : "[") + json_number(result.bounds[f].lo) + "," +
-                    json_number(result.bounds[f].hi) + "]";
-        json += "]";
+    std::vector<std::string> bound_pairs;
+    for (const FeatureBounds& b : result.bounds)
+        bound_pairs.push_back(json_array(std::vector<double>{b.lo, b.hi}));
+    std::vector<std::string> reasons;
+    for (const std::string& reason : non_private)
+        reasons.push_back(JsonObject::quote(reason));
+    JsonObject json;
+    json.add("method", to_string(config.method));
+    json.add("epsilon_per_feature", config.epsilon);
+    if (config.method != SeriesMethod::Lpa) {
+        json.add_raw("k", json_array(result.k));
+        json.add("k_rule", config.k != 0 ? "given" : "public");
     }
-    json += ",\"length\":" + (data.length_from_data ? std::string("null") : std::to_string(config.length));
-    json +=
-        ",\"signal_lengths\":" + json_list(lengths) + ",\"chunks_per_signal\":" + json_list(result.chunks);
-    json += ",\"features\":" + std::to_string(data.features) +
-            ",\"recordings\":" + std::to_string(data.groups.size());
-    json += ",\"chunk_semantics\":\"" + std::string(to_string(config.semantics)) + "\"";
-    json += ",\"neighbours\":\"" +
-            std::string(config.semantics == ChunkSemantics::Participant
-                            ? "one participant's signals (every feature, recording and chunk)"
-                            : "one chunk of one recording of one participant (the paper's semantics)") +
-            "\"";
-    json += ",\"participant_epsilon\":" + json_number(result.participant_epsilon);
-    json += ",\"paper_epsilon\":" + json_number(result.paper_epsilon);
-    json += ",\"non_private\":[";
-    for (std::size_t i = 0; i < non_private.size(); ++i)
-        json += (i ? ",\"" : "\"") + non_private[i] + "\"";
-    json += "]}";
-    cost.parameters_json = json;
+    if (is_chunked(config.method))
+        json.add("chunk", config.chunk);
+    json.add("sensitivity", to_string(config.sensitivity));
+    if (!result.bounds.empty())
+        json.add_raw("bounds", json_array(bound_pairs));
+    if (data.length_from_data)
+        json.add_null("length");
+    else
+        json.add("length", config.length);
+    json.add_raw("signal_lengths", json_array(lengths));
+    json.add_raw("chunks_per_signal", json_array(result.chunks));
+    json.add("features", data.features);
+    json.add("recordings", data.groups.size());
+    json.add("chunk_semantics", to_string(config.semantics));
+    json.add("neighbours", config.semantics == ChunkSemantics::Participant
+                               ? "one participant's signals (every feature, recording and chunk)"
+                               : "one chunk of one recording of one participant (the paper's semantics)");
+    json.add("participant_epsilon", result.participant_epsilon);
+    json.add("paper_epsilon", result.paper_epsilon);
+    json.add_raw("non_private", json_array(reasons));
+    cost.parameters_json = json.str();
     return result;
 }
 

@@ -109,9 +109,6 @@ void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config,
 // generous constant).
 double fft_rounding_l1(std::size_t m, std::size_t coordinates, double sup);
 
-// A JSON number for a double (shortest round trip; NaN and infinities as strings).
-std::string json_number(double value);
-
 } // namespace gazepriv::core
 
 #include "core/no_postgres.hpp"

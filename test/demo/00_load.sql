@@ -8,17 +8,12 @@ CREATE TABLE uniss_samples (participant text, stimulus int, t_ms float8, x float
 CREATE TABLE uniss_participants (participant text PRIMARY KEY, gender text, recording_date date, screen text);
 \copy uniss_participants FROM 'test/data/uniss_fgd/participants.csv' WITH (FORMAT csv, HEADER true)
 
--- Head-mounted recordings: gaze normalised to the scene camera (0..1), 60 Hz.
-CREATE TABLE hoppe_samples (participant text, t_ms float8, x float8, y float8,
-                            pupil_right float8, pupil_left float8, event text);
+-- Head-mounted recordings (Hoppe 2018).
+\ir hoppe_tables.psql
 \copy hoppe_samples FROM 'test/data/hoppe2018_everyday/participant_00_first_minute.csv' WITH (FORMAT csv, HEADER true)
 \copy hoppe_samples FROM 'test/data/hoppe2018_everyday/participant_02_first_minute.csv' WITH (FORMAT csv, HEADER true)
 \copy hoppe_samples FROM 'test/data/hoppe2018_everyday/participant_05_first_minute.csv' WITH (FORMAT csv, HEADER true)
 \copy hoppe_samples FROM 'test/data/hoppe2018_everyday/participant_09_first_minute.csv' WITH (FORMAT csv, HEADER true)
-CREATE TABLE hoppe_participants (participant text PRIMARY KEY, sex text, age int, neuroticism float8,
-    extraversion float8, openness float8, agreeableness float8, conscientiousness float8,
-    perceptual_curiosity float8, curiosity_exploration float8, shop_enter_s float8, shop_leave_s float8,
-    samples_included_here text);
 \copy hoppe_participants FROM 'test/data/hoppe2018_everyday/participants.csv' WITH (FORMAT csv, HEADER true)
 
 SELECT 'uniss_samples' AS "table", count(*) AS rows, count(DISTINCT participant) AS participants FROM uniss_samples

@@ -358,7 +358,7 @@ TEST(ExponentialDp, PaperVariantIsTheLogOfAnExponential) {
     const PreparedExponentialDp prepared = prepare_exponential_dp(rows.view(), config);
     EXPECT_NEAR(prepared.plan.cost.epsilon, 1.0, 1e-12); // the paper's claim, flagged
     EXPECT_TRUE(prepared.plan.cost.non_private_choices);
-    EXPECT_NE(prepared.plan.cost.parameters_json.find("\"dp_proof\":false"), std::string::npos);
+    EXPECT_NE(prepared.plan.cost.parameters_json.find("\"dp_proof\": false"), std::string::npos);
     EXPECT_EQ(prepared.plan.cost.mechanism, "exponential_dp_paper");
 }
 
