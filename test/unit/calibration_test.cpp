@@ -5,24 +5,17 @@
 
 #include "core/calibration.hpp"
 #include "core/errors.hpp"
+#include "invalid_argument.hpp"
 #include "core/validate.hpp"
 
 using namespace gazepriv::core;
+using gazepriv::test::invalid_argument_message;
 
 namespace {
 
 // Liu et al.'s "good privacy" case (algorithms.md 1.3): 300x300 pixels, m = 1, n = 900.
 const double kDelta2 = 1.0 / 3.0;
 const double kDeltaGood = std::pow(900.0, -1.5);
-
-template <typename F> std::string error_message(F f) {
-    try {
-        f();
-    } catch (const InvalidArgument& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 } // namespace
 
@@ -68,7 +61,8 @@ TEST(Calibration, GaussianEpsilonInvertsSigma) {
 }
 
 TEST(Calibration, DworkRothRefusesEpsilonOfOneOrMore) {
-    const std::string msg = error_message([] { gaussian_sigma(1, 1, 1e-5, GaussianCalibration::DworkRoth); });
+    const std::string msg =
+        invalid_argument_message([] { gaussian_sigma(1, 1, 1e-5, GaussianCalibration::DworkRoth); });
     EXPECT_NE(msg.find("epsilon < 1"), std::string::npos) << msg;
     EXPECT_THROW(gaussian_epsilon(1, 0.1, 1e-5, GaussianCalibration::DworkRoth), InvalidArgument);
 }
@@ -91,21 +85,27 @@ TEST(Calibration, LaplaceScaleAndZcdp) {
 
 TEST(Calibration, BadParametersNameTheParameter) {
     using M = GaussianCalibration;
-    EXPECT_NE(error_message([] { gaussian_sigma(1, 0, 1e-5, M::Analytic); }).find("epsilon"),
+    EXPECT_NE(invalid_argument_message([] { gaussian_sigma(1, 0, 1e-5, M::Analytic); }).find("epsilon"),
               std::string::npos);
-    EXPECT_NE(error_message([] { gaussian_sigma(1, NAN, 1e-5, M::Analytic); }).find("NaN"),
+    EXPECT_NE(invalid_argument_message([] { gaussian_sigma(1, NAN, 1e-5, M::Analytic); }).find("NaN"),
               std::string::npos);
-    EXPECT_NE(error_message([] { gaussian_sigma(1, 1, 1, M::Analytic); }).find("delta"), std::string::npos);
-    EXPECT_NE(error_message([] { gaussian_sigma(1, 1, 0, M::Analytic); }).find("delta"), std::string::npos);
-    EXPECT_NE(error_message([] { gaussian_sigma(-1, 1, 0.1, M::Analytic); }).find("l2_sensitivity"),
+    EXPECT_NE(invalid_argument_message([] { gaussian_sigma(1, 1, 1, M::Analytic); }).find("delta"),
               std::string::npos);
-    EXPECT_NE(error_message([] { gaussian_sigma(INFINITY, 1, 0.1, M::Analytic); }).find("Infinity"),
+    EXPECT_NE(invalid_argument_message([] { gaussian_sigma(1, 1, 0, M::Analytic); }).find("delta"),
               std::string::npos);
-    EXPECT_NE(error_message([] { laplace_scale(0, 1); }).find("l1_sensitivity"), std::string::npos);
-    EXPECT_NE(error_message([] { zcdp_rho(1, 0); }).find("sigma"), std::string::npos);
-    EXPECT_NE(error_message([] { zcdp_epsilon(-1, 0.1); }).find("rho"), std::string::npos);
-    EXPECT_NE(error_message([] { parse_gaussian_calibration("gauss"); }).find("unknown calibration"),
+    EXPECT_NE(
+        invalid_argument_message([] { gaussian_sigma(-1, 1, 0.1, M::Analytic); }).find("l2_sensitivity"),
+        std::string::npos);
+    EXPECT_NE(
+        invalid_argument_message([] { gaussian_sigma(INFINITY, 1, 0.1, M::Analytic); }).find("Infinity"),
+        std::string::npos);
+    EXPECT_NE(invalid_argument_message([] { laplace_scale(0, 1); }).find("l1_sensitivity"),
               std::string::npos);
+    EXPECT_NE(invalid_argument_message([] { zcdp_rho(1, 0); }).find("sigma"), std::string::npos);
+    EXPECT_NE(invalid_argument_message([] { zcdp_epsilon(-1, 0.1); }).find("rho"), std::string::npos);
+    EXPECT_NE(
+        invalid_argument_message([] { parse_gaussian_calibration("gauss"); }).find("unknown calibration"),
+        std::string::npos);
     EXPECT_EQ(parse_gaussian_calibration("liu2019"), M::Liu2019);
 }
 

@@ -8,10 +8,12 @@
 
 #include "core/demographics.hpp"
 #include "core/errors.hpp"
+#include "invalid_argument.hpp"
 #include "core/k_anonymity_cost.hpp"
 #include "core/random.hpp"
 
 using namespace gazepriv::core;
+using gazepriv::test::invalid_argument_message;
 using namespace gazepriv::core::kanon;
 
 namespace {
@@ -68,15 +70,6 @@ std::vector<std::size_t> sizes(const Generalization& g) {
     for (const auto& c : g.classes)
         out.push_back(c.rows);
     return out;
-}
-
-template <typename F> std::string error_of(F f) {
-    try {
-        f();
-    } catch (const InvalidArgument& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 const CancelCheck kNoCancel;
@@ -222,7 +215,7 @@ TEST(Demographics, AppliedRangesKeepTheirBoundsAndSkipEmptyOnes) {
     EXPECT_EQ(sizes(g), (std::vector<std::size_t>{17, 14}));
     EXPECT_EQ(g.classes[0].genders, (std::vector<std::string>{"M", "F"}));
     // Public decades are not 10-anonymous here: one person is in their forties.
-    EXPECT_EQ(error_of([&] {
+    EXPECT_EQ(invalid_argument_message([&] {
                   apply_demographic_ranges(t.rows(), 10, {"M/F:18-29", "M/F:30-39", "M/F:40-49", "M/F:50-59"},
                                            kNoCancel);
               }),
@@ -231,45 +224,49 @@ TEST(Demographics, AppliedRangesKeepTheirBoundsAndSkipEmptyOnes) {
 
 TEST(Demographics, BadInputIsRejectedWithAClearMessage) {
     People t = table1();
-    EXPECT_EQ(error_of([&] { generalize_demographics(t.rows(), 1, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message([&] { generalize_demographics(t.rows(), 1, kNoCancel); }),
               "k must be at least 2, got 1");
-    EXPECT_EQ(error_of([&] { generalize_demographics(t.rows(), 32, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message([&] { generalize_demographics(t.rows(), 32, kNoCancel); }),
               "k = 32 is larger than the number of rows (31)");
     People none;
-    EXPECT_EQ(error_of([&] { generalize_demographics(none.rows(), 2, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message([&] { generalize_demographics(none.rows(), 2, kNoCancel); }),
               "the source returned no rows");
     People twice = table1();
     twice.add("360_em 5", "F", 31);
-    EXPECT_EQ(error_of([&] { generalize_demographics(twice.rows(), 2, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message([&] { generalize_demographics(twice.rows(), 2, kNoCancel); }),
               "participant '360_em 5' appears in more than one row");
     People old = table1();
     old.age[0] = 2000000;
-    EXPECT_EQ(error_of([&] { generalize_demographics(old.rows(), 2, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message([&] { generalize_demographics(old.rows(), 2, kNoCancel); }),
               "the age of participant 'ET-DK2 2' (2000000) is outside [-1000000, 1000000]");
 
-    EXPECT_EQ(error_of([&] {
+    EXPECT_EQ(invalid_argument_message([&] {
                   apply_demographic_ranges(t.rows(), 4, {"M:23-40", "M:35-52", "F:23-31"}, kNoCancel);
               }),
               "ranges 'M:23-40' and 'M:35-52' overlap for gender 'M'");
-    EXPECT_EQ(error_of([&] {
+    EXPECT_EQ(invalid_argument_message([&] {
                   apply_demographic_ranges(t.rows(), 4, {"M:23-51", "F:23-31"}, kNoCancel);
               }),
               "no range covers participant 'ET-DK2 13' (gender 'M', age 52)");
-    EXPECT_EQ(error_of([&] { apply_demographic_ranges(t.rows(), 4, {"M:23-52"}, kNoCancel); }),
-              "no range covers participant 'ET-DK2 3' (gender 'F', age 27)");
-    EXPECT_EQ(error_of([&] {
+    EXPECT_EQ(
+        invalid_argument_message([&] { apply_demographic_ranges(t.rows(), 4, {"M:23-52"}, kNoCancel); }),
+        "no range covers participant 'ET-DK2 3' (gender 'F', age 27)");
+    EXPECT_EQ(invalid_argument_message([&] {
                   apply_demographic_ranges(t.rows(), 5, {"M:23-24", "M:25-52", "F:23-31"}, kNoCancel);
               }),
               "range 'M:23-24' holds 4 rows, fewer than k = 5");
-    EXPECT_EQ(error_of([&] { apply_demographic_ranges(t.rows(), 4, {"M 23-52"}, kNoCancel); }),
-              "range 'M 23-52' is not \"<gender>:<from>-<to>\" (e.g. 'M/F:23-27')");
-    EXPECT_EQ(error_of([&] { apply_demographic_ranges(t.rows(), 4, {"M:52-23"}, kNoCancel); }),
-              "range 'M:52-23' ends before it starts");
-    EXPECT_EQ(error_of([&] { apply_demographic_ranges(t.rows(), 4, {"M/:23-52"}, kNoCancel); }),
-              "range 'M/:23-52' has an empty gender");
-    EXPECT_EQ(error_of([&] { apply_demographic_ranges(t.rows(), 4, {"M:23-x"}, kNoCancel); }),
+    EXPECT_EQ(
+        invalid_argument_message([&] { apply_demographic_ranges(t.rows(), 4, {"M 23-52"}, kNoCancel); }),
+        "range 'M 23-52' is not \"<gender>:<from>-<to>\" (e.g. 'M/F:23-27')");
+    EXPECT_EQ(
+        invalid_argument_message([&] { apply_demographic_ranges(t.rows(), 4, {"M:52-23"}, kNoCancel); }),
+        "range 'M:52-23' ends before it starts");
+    EXPECT_EQ(
+        invalid_argument_message([&] { apply_demographic_ranges(t.rows(), 4, {"M/:23-52"}, kNoCancel); }),
+        "range 'M/:23-52' has an empty gender");
+    EXPECT_EQ(invalid_argument_message([&] { apply_demographic_ranges(t.rows(), 4, {"M:23-x"}, kNoCancel); }),
               "range 'M:23-x' is not \"<gender>:<from>-<to>\" with ages in [-1000000, 1000000]");
-    EXPECT_EQ(error_of([&] { apply_demographic_ranges(t.rows(), 4, {}, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message([&] { apply_demographic_ranges(t.rows(), 4, {}, kNoCancel); }),
               "ranges must hold at least one range");
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "invalid_argument.hpp"
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -141,14 +143,7 @@ TEST(HeatmapRelease, ReleaseRefusesNoObservers) {
 }
 
 TEST(HeatmapSpec, ParametersAreValidatedWithTheirNames) {
-    auto message = [](auto f) {
-        try {
-            f();
-        } catch (const InvalidArgument& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    auto message = [](auto f) { return gazepriv::test::invalid_argument_message(f); };
     auto make = [](std::int64_t w, std::int64_t h, double eps, double delta, std::int64_t cap,
                    const char* mech, const char* cal, double blur, std::int64_t cell,
                    std::optional<std::int64_t> obs) {

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "invalid_argument.hpp"
 #include "core/k_anonymity_cost.hpp"
 #include "core/k_same.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;
+using gazepriv::test::invalid_argument_message;
 using namespace gazepriv::core::kanon;
 
 namespace {
@@ -80,15 +82,6 @@ Table simple(int n, int length, const std::string& task = "read") {
 std::vector<double> released(const KSameRelease& r, std::size_t row) {
     const std::size_t v = r.rows[row].vector;
     return {r.means.begin() + r.vector_offset[v], r.means.begin() + r.vector_offset[v + 1]};
-}
-
-template <typename F> std::string error_of(F f) {
-    try {
-        f();
-    } catch (const InvalidArgument& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 const CancelCheck kNoCancel;
@@ -243,7 +236,8 @@ TEST(KSame, OneGroupingAcrossTasksKeepsWholeReleasesKAnonymous) {
 
     Table missing = t;
     missing.add("p999", "read", 1, {0, 0, 0});
-    EXPECT_EQ(error_of([&] { k_same_select(missing.rows(), 3, Grouping::AcrossTasks, rng, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message(
+                  [&] { k_same_select(missing.rows(), 3, Grouping::AcrossTasks, rng, kNoCancel); }),
               "participant 'p999' has no usable rows in task 'walk', and the grouping across tasks (the "
               "default) needs every participant in every task; across_tasks => false groups each task "
               "separately (the paper's variant, whose kept ids link a participant's groups across tasks)");
@@ -251,14 +245,16 @@ TEST(KSame, OneGroupingAcrossTasksKeepsWholeReleasesKAnonymous) {
     for (std::size_t i = 0; i < classes.cls.size(); ++i)
         classes.cls[i] = classes.task[i] == "read" ? "a" : (classes.participant[i] < "p106" ? "a" : "b");
     EXPECT_EQ(
-        error_of([&] { k_same_select(classes.rows(true), 3, Grouping::AcrossTasks, rng, kNoCancel); }),
+        invalid_argument_message(
+            [&] { k_same_select(classes.rows(true), 3, Grouping::AcrossTasks, rng, kNoCancel); }),
         "the utility class of participant 'p106' differs between tasks ('a' and 'b'); one grouping across "
         "tasks needs one class per participant");
     for (std::size_t i = 0; i < classes.cls.size(); ++i)
         classes.cls[i] = classes.participant[i] < "p106" ? "a" : "b";
     const KSameRelease by_class = k_same_select(classes.rows(true), 3, Grouping::AcrossTasks, rng, kNoCancel);
     EXPECT_EQ(by_class.groups, 8u);
-    EXPECT_EQ(error_of([&] { k_same_select(classes.rows(true), 7, Grouping::AcrossTasks, rng, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message(
+                  [&] { k_same_select(classes.rows(true), 7, Grouping::AcrossTasks, rng, kNoCancel); }),
               "utility class 'a' of the source has 6 participants, fewer than k = 7");
 }
 
@@ -339,7 +335,8 @@ TEST(KSame, RowsWithNonFiniteFeaturesAreDroppedSilently) {
     EXPECT_EQ(released(r, 1), (std::vector<double>{1, 20, 1}));
     Table all_bad = simple(2, 1);
     all_bad.features[0][0] = all_bad.features[1][2] = std::numeric_limits<double>::quiet_NaN();
-    EXPECT_EQ(error_of([&] { k_same_select(all_bad.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message(
+                  [&] { k_same_select(all_bad.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
               "the source returned no rows with finite features");
 }
 
@@ -356,38 +353,46 @@ TEST(KSame, AUtilityClassIsNeverMixedInAGroup) {
             if (row.group == other.group)
                 EXPECT_EQ(row.participant < 4, other.participant < 4);
     t.add(name(9), "read", 1, {9.0}, "newspaper");
-    EXPECT_EQ(error_of([&] { k_same_select(t.rows(true), 2, Grouping::PerTask, rng, kNoCancel); }),
-              "utility class 'newspaper' of task 'read' has 1 participant, fewer than k = 2");
+    EXPECT_EQ(
+        invalid_argument_message([&] { k_same_select(t.rows(true), 2, Grouping::PerTask, rng, kNoCancel); }),
+        "utility class 'newspaper' of task 'read' has 1 participant, fewer than k = 2");
 }
 
 TEST(KSame, BadInputIsRejectedWithAClearMessage) {
     Rng rng(10, 0);
     Table t = simple(3, 2);
-    EXPECT_EQ(error_of([&] { k_same_select(t.rows(), 1, Grouping::PerTask, rng, kNoCancel); }),
-              "k must be at least 2, got 1");
-    EXPECT_EQ(error_of([&] { k_same_select(t.rows(), 4, Grouping::PerTask, rng, kNoCancel); }),
-              "task 'read' has 3 participants, fewer than k = 4");
+    EXPECT_EQ(
+        invalid_argument_message([&] { k_same_select(t.rows(), 1, Grouping::PerTask, rng, kNoCancel); }),
+        "k must be at least 2, got 1");
+    EXPECT_EQ(
+        invalid_argument_message([&] { k_same_select(t.rows(), 4, Grouping::PerTask, rng, kNoCancel); }),
+        "task 'read' has 3 participants, fewer than k = 4");
     Table empty;
-    EXPECT_EQ(error_of([&] { k_same_select(empty.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
-              "the source returned no rows");
+    EXPECT_EQ(
+        invalid_argument_message([&] { k_same_select(empty.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
+        "the source returned no rows");
 
     Table lengths = simple(3, 2);
     lengths.features[3] = {1, 2};
     EXPECT_EQ(
-        error_of([&] { k_same_select(lengths.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
+        invalid_argument_message(
+            [&] { k_same_select(lengths.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
         "the feature vectors of task 'read' have different lengths: participant 'p100', window 1 has 3, "
         "participant 'p101', window 2 has 2");
     Table hollow = simple(3, 2);
     hollow.features[2].clear();
-    EXPECT_EQ(error_of([&] { k_same_select(hollow.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
-              "the features of participant 'p101', task 'read', window 1 are empty");
+    EXPECT_EQ(
+        invalid_argument_message([&] { k_same_select(hollow.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
+        "the features of participant 'p101', task 'read', window 1 are empty");
     Table twice = simple(3, 2);
     twice.add("p101", "read", 2, {0, 0, 0});
-    EXPECT_EQ(error_of([&] { k_same_select(twice.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
-              "participant 'p101' has two rows for task 'read', window 2");
+    EXPECT_EQ(
+        invalid_argument_message([&] { k_same_select(twice.rows(), 2, Grouping::PerTask, rng, kNoCancel); }),
+        "participant 'p101' has two rows for task 'read', window 2");
     Table switching = simple(3, 2);
     switching.cls = {"a", "a", "a", "b", "b", "b"};
-    EXPECT_EQ(error_of([&] { k_same_select(switching.rows(true), 2, Grouping::PerTask, rng, kNoCancel); }),
+    EXPECT_EQ(invalid_argument_message(
+                  [&] { k_same_select(switching.rows(true), 2, Grouping::PerTask, rng, kNoCancel); }),
               "the utility class of participant 'p101' changes within task 'read' ('a' and 'b')");
 }
 
@@ -405,5 +410,6 @@ TEST(KSame, TheCostIsALoggedKAnonymityReleaseWithoutEpsilon) {
     EXPECT_EQ(k_same_select_cost(2, "c", true, "t").parameters_json,
               "{\"k\": 2, \"across_tasks\": true, \"grouping\": \"across tasks\", \"class_column\": \"c\", "
               "\"source\": \"t\"}");
-    EXPECT_EQ(error_of([] { k_same_select_cost(0, "c", false, "t"); }), "k must be at least 2, got 0");
+    EXPECT_EQ(invalid_argument_message([] { k_same_select_cost(0, "c", false, "t"); }),
+              "k must be at least 2, got 0");
 }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "invalid_argument.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -64,12 +66,8 @@ bool is_test(const Outputs& r, std::size_t i, std::size_t first_release) {
 
 std::string error_of(double epsilon, std::int64_t w, double r, double l_thresh, double t_skip, double h,
                      std::int64_t max_tests) {
-    try {
-        KaleidoPlan plan(kaleido_params(epsilon, w, r, l_thresh, t_skip, h, max_tests));
-    } catch (const InvalidArgument& e) {
-        return e.what();
-    }
-    return "no error";
+    return gazepriv::test::invalid_argument_message(
+        [&] { KaleidoPlan plan(kaleido_params(epsilon, w, r, l_thresh, t_skip, h, max_tests)); });
 }
 
 } // namespace

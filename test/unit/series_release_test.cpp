@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "invalid_argument.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "stats.hpp"
 
 using namespace gazepriv::core;
+using gazepriv::test::invalid_argument_message;
 
 namespace {
 
@@ -53,15 +56,6 @@ Rows smooth_rows(std::size_t participants, std::size_t n, std::size_t recordings
     return rows;
 }
 
-std::string error_of(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const InvalidArgument& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 } // namespace
 
 TEST(SeriesDataset, OrdersPadsFillsAndClips) {
@@ -97,7 +91,7 @@ TEST(SeriesDataset, OrdersPadsFillsAndClips) {
     EXPECT_EQ(truncated.groups[0].signal(0, 0)[1], 2.0);
 
     rows.add(1, 1, 0.0, {1, 1});
-    EXPECT_EQ(error_of([&] { assemble_series(rows.view(), 0, Padding::Constant, {}); }),
+    EXPECT_EQ(invalid_argument_message([&] { assemble_series(rows.view(), 0, Padding::Constant, {}); }),
               "t must be unique within each signal: participant \"\", recording \"\" has two rows at t = 0");
 }
 
@@ -125,11 +119,11 @@ TEST(SeriesDataset, LongRowsAndBounds) {
     const double two[] = {1, 2}, six[] = {1, 2, 3, 4, 5, 6}, bad[] = {2, 1};
     EXPECT_EQ(parse_bounds(two, 1, 2).size(), 1u);
     EXPECT_EQ(expand_bounds(parse_bounds(two, 1, 2), 3).size(), 3u);
-    EXPECT_EQ(error_of([&] { expand_bounds(parse_bounds(six, 3, 2), 2); }),
+    EXPECT_EQ(invalid_argument_message([&] { expand_bounds(parse_bounds(six, 3, 2), 2); }),
               "bounds must have one [lo, hi] row per feature (2) or a single one, got 3");
-    EXPECT_EQ(error_of([&] { parse_bounds(bad, 1, 2); }),
+    EXPECT_EQ(invalid_argument_message([&] { parse_bounds(bad, 1, 2); }),
               "bounds must be finite with lo < hi (row 1 is [2, 1])");
-    EXPECT_NE(error_of([&] { parse_bounds(six, 2, 3); }), "no error");
+    EXPECT_NE(invalid_argument_message([&] { parse_bounds(six, 2, 3); }), "no error");
 }
 
 TEST(SeriesRelease, EquationSevenOnAHandExample) {
@@ -181,7 +175,7 @@ TEST(SeriesRelease, PlanCostsEveryChunkOfEveryRecordingUnderParticipantSemantics
     config.method = SeriesMethod::Fpa;
     config.semantics = ChunkSemantics::Participant;
     config.k = 40;
-    EXPECT_EQ(error_of([&] { prepare_series_release(rows.view(), config); }),
+    EXPECT_EQ(invalid_argument_message([&] { prepare_series_release(rows.view(), config); }),
               "k must be between 1 and 33 (floor(n/2) + 1 for signals of 64 samples), got 40");
     config.k = 0;
     config.sensitivity = SensitivityMode::Empirical;
@@ -189,7 +183,7 @@ TEST(SeriesRelease, PlanCostsEveryChunkOfEveryRecordingUnderParticipantSemantics
     EXPECT_TRUE(empirical.plan.cost.non_private_choices);
     EXPECT_NEAR(empirical.plan.cost.epsilon, 0.1 * 3 * 2, 1e-12); // FPA: one "chunk" per recording
     config.bounds.clear();
-    EXPECT_EQ(error_of([&] { prepare_series_release(rows.view(), config); }),
+    EXPECT_EQ(invalid_argument_message([&] { prepare_series_release(rows.view(), config); }),
               "no error"); // empirical needs none
 }
 
@@ -278,7 +272,7 @@ TEST(SeriesRelease, IdenticalParticipantsHaveZeroSensitivityAndGetNoNoise) {
     // A single participant has no pair: Eq. 7 is refused.
     Rows one(1, 1, 1);
     one.add(0, 0, 0, {1});
-    EXPECT_EQ(error_of([&] { prepare_series_release(one.view(), config); }),
+    EXPECT_EQ(invalid_argument_message([&] { prepare_series_release(one.view(), config); }),
               "sensitivity => 'empirical' (Eq. 7) needs at least two participants in every recording");
 }
 
@@ -288,21 +282,23 @@ TEST(SeriesRelease, ConfigErrorsBeforeData) {
     config.bounds = {{0, 1}};
     config.method = SeriesMethod::Lpa;
     config.k = 3;
-    EXPECT_EQ(error_of([&] { check_series_release_config(config); }),
+    EXPECT_EQ(invalid_argument_message([&] { check_series_release_config(config); }),
               "k applies to fpa, cfpa and dcfpa, not to lpa: leave it NULL");
     config.method = SeriesMethod::Cfpa;
     config.chunk = 1;
-    EXPECT_EQ(error_of([&] { check_series_release_config(config); }), "chunk must be at least 2, got 1");
+    EXPECT_EQ(invalid_argument_message([&] { check_series_release_config(config); }),
+              "chunk must be at least 2, got 1");
     config.chunk = 8;
     config.k = 6;
-    EXPECT_EQ(error_of([&] { check_series_release_config(config); }),
+    EXPECT_EQ(invalid_argument_message([&] { check_series_release_config(config); }),
               "k must be between 1 and 5 (floor(chunk/2) + 1), got 6");
     config.k = 0;
     config.bounds.clear();
-    EXPECT_NE(error_of([&] { check_series_release_config(config); }).find("needs public bounds"),
-              std::string::npos);
+    EXPECT_NE(
+        invalid_argument_message([&] { check_series_release_config(config); }).find("needs public bounds"),
+        std::string::npos);
     config.epsilon = NAN;
-    EXPECT_EQ(error_of([&] { check_series_release_config(config); }),
+    EXPECT_EQ(invalid_argument_message([&] { check_series_release_config(config); }),
               "epsilon must be a finite number greater than 0, got NaN");
     EXPECT_THROW(parse_series_method("cfpa128"), InvalidArgument);
     EXPECT_THROW(parse_sensitivity_mode("exact"), InvalidArgument);
