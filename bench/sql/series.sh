@@ -36,13 +36,13 @@ JOIN hoppe_features f ON (f.participant, f.task, f."window") = (c.participant, c
 VACUUM ANALYZE features;
 SQL
 "${psql[@]}" -At -F, -c "SELECT participant, task, array_to_string(features, ',') FROM features
-                         ORDER BY task, participant, \"window\"" >"$work/features.csv"
+                         ORDER BY task, participant, \"window\"" >"$dir/features.csv"
 
 # k: one eighth of each block's bins, as in bench/series.cpp.
 variants="lpa:0:0 fpa:451:0 cfpa:5:32 cfpa:9:64 cfpa:17:128 dcfpa:5:32 dcfpa:9:64 dcfpa:17:128"
 
 log "numpy peer (vectorised, same data, same k; empirical Eq. 7 sensitivities)"
-"$PYTHON" - "$work/features.csv" $variants >"$work/numpy.txt" <<'EOF'
+"$PYTHON" - "$dir/features.csv" $variants >"$dir/numpy.txt" <<'EOF'
 import sys, time
 import numpy as np
 
@@ -118,7 +118,7 @@ for spec in sys.argv[2:]:
         times.append(time.perf_counter() - start)
     print(f"{method}-{chunk} {min(times):.3f}")
 EOF
-cat "$work/numpy.txt"
+cat "$dir/numpy.txt"
 
 seconds() { # seconds SQL: best of three runs of the statement
     local best=
@@ -156,7 +156,7 @@ for spec in $variants; do
     e=$(seconds "SELECT count(*) FROM $call, sensitivity => 'empirical')")
     c=$(seconds "SELECT count(*) FROM $call, bounds => '$bounds')")
     e8=$(seconds "SELECT count(*) FROM $call, k => $karg, sensitivity => 'empirical')")
-    np=$(awk -v key="$method-$chunk" '$1 == key {print $2}' "$work/numpy.txt")
+    np=$(awk -v key="$method-$chunk" '$1 == key {print $2}' "$dir/numpy.txt")
     total=$(awk "BEGIN{print $total + $e}")
     total_clipped=$(awk "BEGIN{print $total_clipped + $c}")
     total_eighth=$(awk "BEGIN{print $total_eighth + $e8}")
