@@ -45,10 +45,11 @@ namespace {
 // Runs f; maps its exceptions as described in guard.hpp.
 template <typename F> Datum run_guarded(const char* sql_name, F&& f) {
     // Only plain data survives the catch blocks: the ereport below happens after the exception object
-    // has been destroyed, so its longjmp skips no destructor.
+    // has been destroyed, so its longjmp skips no destructor. The buffers are written only on the error
+    // path (zero-filling them on every call cost ~10% of a heatmap aggregate's per-row time).
     char message[1024];
-    char detail[512] = "";
-    char hint[256] = "";
+    char detail[512];
+    char hint[256];
     int sqlstate = ERRCODE_INTERNAL_ERROR;
     bool cancelled = false;
     bool from_postgres = false;
