@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 #include "core/errors.hpp"
 
@@ -233,24 +234,32 @@ constexpr int kSmallRecent = 6;  // 64 entries for small states (many groups)
 constexpr int kLargeRecent = 12; // 4096 entries (32 KiB) once a state holds many pairs
 
 // LSD radix sort of n records by a key of `bits` bits, in as few passes of at most 10-bit digits as
-// possible; tmp has room for n records. Digits that are the same for every record are skipped.
+// possible; tmp has room for n records. The histograms of every digit come from one read of the records
+// (not one per pass); digits that are the same for every record are skipped.
 template <typename T, typename Key>
 void radix_sort(T* a, T* tmp, std::size_t n, int bits, Key key, const CancelCheck& cancel) {
     const int passes = std::max(1, (bits + kMaxDigitBits - 1) / kMaxDigitBits);
     const int digit = (bits + passes - 1) / passes;
-    const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
-    std::vector<std::size_t> count((std::size_t{1} << digit) + 1);
+    const std::size_t buckets = std::size_t{1} << digit;
+    const std::uint64_t mask = buckets - 1;
+    std::vector<std::size_t> histograms(static_cast<std::size_t>(passes) * buckets);
+    cancel.now();
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t k = key(a[i]);
+        for (int p = 0; p < passes; ++p)
+            ++histograms[p * buckets + ((k >> (p * digit)) & mask)];
+    }
     T* from = a;
     T* to = tmp;
-    for (int shift = 0; shift < bits; shift += digit) {
+    for (int p = 0; p < passes; ++p) {
         cancel.now();
-        std::fill(count.begin(), count.end(), 0);
-        for (std::size_t i = 0; i < n; ++i)
-            ++count[((key(from[i]) >> shift) & mask) + 1];
-        if (std::find(count.begin() + 1, count.end(), n) != count.end())
+        std::size_t* count = histograms.data() + p * buckets;
+        if (std::find(count, count + buckets, n) != count + buckets)
             continue; // one bucket holds everything: this digit is constant
-        for (std::size_t d = 1; d < count.size(); ++d)
-            count[d] += count[d - 1];
+        std::size_t sum = 0;
+        for (std::size_t d = 0; d < buckets; ++d) // exclusive prefix sums: each bucket's first slot
+            sum += std::exchange(count[d], sum);
+        const int shift = p * digit;
         for (std::size_t i = 0; i < n; ++i)
             to[count[(key(from[i]) >> shift) & mask]++] = from[i];
         std::swap(from, to);

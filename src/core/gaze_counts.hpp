@@ -92,17 +92,20 @@ public:
         if (cell < 0)
             return;
         const std::uint64_t key = (std::uint64_t{participant} << 32) | static_cast<std::uint64_t>(cell);
+        bool fresh = true;
         if (counting_cap_ == 1) {
             // With cap 1 a pair seen before cannot change anything; gaze revisits the same cells within
             // moments, so a small direct-mapped memory of recent pairs drops most repeats before sorting.
             std::uint64_t& recent = recent_[(key * 0x9E3779B97F4A7C15ull) >> recent_shift_];
-            if (recent == key)
-                return;
+            fresh = recent != key;
             recent = key;
         }
         if (pending_size_ == pending_capacity_)
             make_pending_room();
-        pending_[pending_size_++] = key;
+        // Written always, kept only when fresh: whether a pair repeats is unpredictable, and a branch on it
+        // mispredicted often enough to cost a fifth of the transition's time.
+        pending_[pending_size_] = key;
+        pending_size_ += fresh ? 1 : 0;
     }
 
     // Whether two states may be merged: same aggregate, key kind, parameters and dataset.

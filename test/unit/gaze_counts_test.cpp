@@ -116,6 +116,21 @@ TEST(GazeCounts, MatchesBruteForceAcrossCompactions) {
     }
 }
 
+TEST(GazeCounts, MatchesBruteForceWithThreeDigitSortKeys) {
+    // 1500 x 900 cells (21 bits) and 50 participants (6 bits): the radix sort takes three 9-bit digits.
+    for (std::int32_t cap : {1, 3}) {
+        const HeatmapSpec spec = spec_for(1500, 900, 1, cap);
+        auto points = random_points(300000, 50, 1500, 900, 11 + cap);
+        const std::size_t distinct = points.size();
+        for (std::size_t i = 0; i < distinct; i += 3) // repeats, near and far apart in time
+            points.push_back(points[i % 2 == 0 ? i : distinct - 1 - i]);
+        Counts c(spec);
+        for (const Point& p : points)
+            c.add(p.participant, p.x, p.y);
+        EXPECT_EQ(c.sums(), brute_force(points, spec.parameters.grid, cap)) << "cap " << cap;
+    }
+}
+
 TEST(GazeCounts, MergingSplitStatesIsExact) {
     // A participant's points split over several partial states (parallel workers, Citus shards): the merged
     // state equals the single one, byte for byte, although each part alone saturates differently.
