@@ -175,7 +175,6 @@ TEST(PdSynthesis, EveryReleasedCandidateHasKPlausibleSeedsRecomputedIndependentl
         Buffers buffers(data);
         SynthesisOutput& out = buffers.out;
         const std::vector<std::size_t>& source = buffers.source;
-        const std::vector<std::int32_t>& attempts = buffers.attempts;
         const std::vector<double>& values = buffers.values;
         Rng rng(22, 0);
         synthesize(data.view(), params, rng, CancelCheck{}, out);
@@ -281,9 +280,6 @@ TEST(PdSynthesis, SplitSeedsOnlyTheRecordsThatDidNotLearnTheModel) {
     params.split = 0.5;
     Buffers buffers(data);
     SynthesisOutput& out = buffers.out;
-    const std::vector<std::size_t>& source = buffers.source;
-    const std::vector<std::int32_t>& attempts = buffers.attempts;
-    const std::vector<double>& values = buffers.values;
     Rng rng(42, 0);
     synthesize(data.view(), params, rng, CancelCheck{}, out);
     EXPECT_EQ(out.count, 200u); // 100 of each task's 200 records learn, the other 100 seed
@@ -302,9 +298,6 @@ TEST(PdSynthesis, RandomizedThresholdPassesWithTheDiscreteLaplaceProbability) {
     params.bounds = {0, 1, 0, 1};
     Buffers buffers(data);
     SynthesisOutput& out = buffers.out;
-    const std::vector<std::size_t>& source = buffers.source;
-    const std::vector<std::int32_t>& attempts = buffers.attempts;
-    const std::vector<double>& values = buffers.values;
     Rng rng(52, 0);
     double passed = 0, trials = 0;
     for (int run = 0; run < 1000; ++run) {
