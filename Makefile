@@ -10,7 +10,7 @@ DATA       = extension/gazepriv.control $(wildcard extension/gazepriv--*--*.sql)
 INSTALL_PARTS = $(sort $(wildcard extension/install/*.sql))
 DATA_built = extension/gazepriv--$(EXTVERSION).sql
 
-SRCS = $(sort $(wildcard src/core/*.cpp src/pg/*.cpp))
+SRCS = $(sort $(wildcard src/core/*/*.cpp src/pg/*.cpp src/pg/*/*.cpp))
 OBJS = $(SRCS:.cpp=.o)
 
 PG_CPPFLAGS = -Isrc -isystem /usr/include/eigen3 -DEIGEN_DONT_PARALLELIZE -DGAZEPRIV_VERSION='"$(EXTVERSION)"'
@@ -42,7 +42,7 @@ override CXXFLAGS += -MMD -MP
 -include $(OBJS:.o=.d)
 EXTRA_CLEAN = $(OBJS:.o=.d) output_iso tmp_check_iso
 
-FORMATTED = $(sort $(wildcard src/*/*.cpp src/*/*.hpp test/unit/*.cpp test/unit/*.hpp bench/*.cpp))
+FORMATTED = $(sort $(wildcard src/*/*.cpp src/*/*/*.cpp src/*/*/*.hpp test/unit/*.hpp test/unit/*/*.cpp bench/*/*.cpp bench/*/*.hpp))
 .PHONY: format format-check
 format:
 	clang-format -i $(FORMATTED)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark: builds the core benchmarks (bench/*.cpp) and runs them, then the SQL benchmarks
-# (bench/sql/*.sh, each on a throwaway cluster with the real data from ../shared/data). Every figure is
+# The benchmark: builds the core benchmarks (bench/<area>/*.cpp) and runs them, then the SQL benchmarks
+# (bench/<area>/*.sh, each on a throwaway cluster with the real data from ../shared/data). Every figure is
 # reported as a ratio against a baseline measured in the same run. Output also goes to bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +18,9 @@ for exe in build-bench/bench_*; do
     "$exe" | tee "bench/out/$name.txt"
 done
 
-if ls bench/sql/*.sh >/dev/null 2>&1; then
+if ls bench/*/*.sh >/dev/null 2>&1; then
     build_and_install
-    for script in bench/sql/*.sh; do
+    for script in bench/*/*.sh; do
         name=$(basename "$script" .sh)
         log "bench: $name"
         bash "$script" | tee "bench/out/$name.txt"

@@ -17,7 +17,7 @@ SELECT gazepriv.grant_budget('gaze', 'budget_alice', 1.0, 1e-5, accounting => 'b
 SELECT gazepriv.grant_budget('gaze', 'budget_bob', 2.0, 1e-6);   -- zcdp by default
 SELECT dataset, role, accounting, epsilon_limit, delta_limit, epsilon_remaining, delta_remaining, releases, revoked
 FROM gazepriv.budget_status ORDER BY role::text;
--- Granting again changes the limits (spending is never refunded: see 11_budget_charging).
+-- Granting again changes the limits (spending is never refunded: see 21_budget_charging).
 SELECT gazepriv.grant_budget('gaze', 'budget_bob', 3.0, 1e-6, accounting => 'zcdp');
 SELECT role, epsilon_limit FROM gazepriv.budget_status WHERE role = 'budget_bob'::regrole;
 

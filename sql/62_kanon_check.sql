@@ -10,7 +10,7 @@ SELECT * FROM gazepriv.k_anonymity_classes(
 -- A quoted column name, a trailing semicolon, a WITH query.
 SELECT * FROM gazepriv.k_anonymity_classes(
     $$WITH t("Task Name") AS (VALUES ('read'), ('read'), ('walk')) SELECT * FROM t;$$, ARRAY['Task Name']);
--- The release of 50_k_same: every (task, window, vector) class holds at least k = 3 participants, while the
+-- The release of 60_kanon_k_same: every (task, window, vector) class holds at least k = 3 participants, while the
 -- raw features are unique per row.
 SELECT gazepriv.k_anonymity('kanon_k3', ARRAY['task', 'window', 'features']) AS k_released,
        gazepriv.k_anonymity('kanon_features', ARRAY['task', 'window', 'features']) AS k_raw;

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/gaze_events.hpp"
-#include "core/gaze_features.hpp"
-#include "core/gaze_trace.hpp"
+#include "core/events/gaze_events.hpp"
+#include "core/events/gaze_features.hpp"
+#include "core/events/gaze_trace.hpp"
 
 using namespace gazepriv::core;
 

@@ -18,10 +18,10 @@
 #include <random>
 #include <vector>
 
-#include "core/gaussian_blur.hpp"
-#include "core/gaze_counts.hpp"
-#include "core/heatmap_release.hpp"
-#include "uniss.hpp"
+#include "core/heatmap/gaussian_blur.hpp"
+#include "core/heatmap/heatmap_counts.hpp"
+#include "core/heatmap/heatmap_release.hpp"
+#include "datasets/uniss.hpp"
 
 using namespace gazepriv;
 using namespace gazepriv::core;
@@ -53,7 +53,8 @@ HeatmapSpec grid_spec(int width, int height, int cell_size, int cap) {
     return spec;
 }
 
-void count_all(GazeCounts& c, const std::vector<bench::GazePoint>& points, std::size_t from, std::size_t to) {
+void count_all(HeatmapCounts& c, const std::vector<bench::GazePoint>& points, std::size_t from,
+               std::size_t to) {
     for (std::size_t i = from; i < to; ++i)
         c.add_point(c.participant(points[i].participant), points[i].x, points[i].y);
 }
@@ -125,8 +126,8 @@ int main() {
         std::size_t bytes = 0;
         std::vector<std::int64_t> sums(static_cast<std::size_t>(spec.parameters.grid.cells()));
         const double ms = best_ms(3, [&] {
-            GazeCounts c;
-            c.init(GazeAggregate::ExactMap, ParticipantKeyKind::Integer, spec, MemoryArena::heap());
+            HeatmapCounts c;
+            c.init(HeatmapAggregate::ExactMap, ParticipantKeyKind::Integer, spec, MemoryArena::heap());
             count_all(c, points, 0, points.size());
             c.cell_sums(sums.data(), CancelCheck());
             bytes = c.memory_bytes();
@@ -147,14 +148,14 @@ int main() {
         const std::size_t half = points.size() / 2;
         double count_ms = 0, serialize_ms = 0, merge_ms = 0;
         for (int k = 0; k < 2; ++k) {
-            GazeCounts c;
-            c.init(GazeAggregate::ExactMap, ParticipantKeyKind::Integer, spec, MemoryArena::heap());
+            HeatmapCounts c;
+            c.init(HeatmapAggregate::ExactMap, ParticipantKeyKind::Integer, spec, MemoryArena::heap());
             count_ms += best_ms(1, [&] { count_all(c, points, k * half, k == 0 ? half : points.size()); });
             serialize_ms += best_ms(1, [&] { blob[k] = c.serialize(CancelCheck()); });
             c.release_memory();
         }
         merge_ms = best_ms(3, [&] {
-            GazeCounts a, b;
+            HeatmapCounts a, b;
             a.deserialize(blob[0].data(), blob[0].size(), MemoryArena::heap(), CancelCheck());
             b.deserialize(blob[1].data(), blob[1].size(), MemoryArena::heap(), CancelCheck());
             a.merge(b, CancelCheck());

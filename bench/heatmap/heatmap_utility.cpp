@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
-#include "core/gaussian_blur.hpp"
-#include "core/gaze_counts.hpp"
-#include "core/heatmap_metrics.hpp"
-#include "core/heatmap_release.hpp"
-#include "uniss.hpp"
+#include "core/heatmap/gaussian_blur.hpp"
+#include "core/heatmap/heatmap_counts.hpp"
+#include "core/heatmap/heatmap_metrics.hpp"
+#include "core/heatmap/heatmap_release.hpp"
+#include "datasets/uniss.hpp"
 
 using namespace gazepriv;
 using namespace gazepriv::core;
@@ -27,8 +27,8 @@ int main() {
     HeatmapSpec exact_spec;
     exact_spec.parameters.grid = make_grid(kWidth, kHeight, 1, kMaxHeatmapCells);
     exact_spec.parameters.cap = 1;
-    GazeCounts counts;
-    counts.init(GazeAggregate::ExactMap, ParticipantKeyKind::Integer, exact_spec, MemoryArena::heap());
+    HeatmapCounts counts;
+    counts.init(HeatmapAggregate::ExactMap, ParticipantKeyKind::Integer, exact_spec, MemoryArena::heap());
     for (const auto& p : points)
         counts.add_point(counts.participant(p.participant), p.x, p.y);
     const std::size_t cells = static_cast<std::size_t>(exact_spec.parameters.grid.cells());
@@ -90,9 +90,9 @@ int main() {
     }
     if (csv != nullptr) {
         std::fclose(csv);
-        const int status =
-            std::system("/usr/bin/python3 bench/plot_heatmap_utility.py bench/out/heatmap_utility.csv "
-                        "bench/out/heatmap_utility.png");
+        const int status = std::system(
+            "/usr/bin/python3 bench/heatmap/plot_heatmap_utility.py bench/out/heatmap_utility.csv "
+            "bench/out/heatmap_utility.png");
         std::printf("\nplot: bench/out/heatmap_utility.png%s\n", status == 0 ? "" : " (matplotlib failed)");
     }
     return 0;

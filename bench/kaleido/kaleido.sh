@@ -75,7 +75,7 @@ from_arrays=$(best_of 3 "SELECT count(*), sum(k.x) FROM hoppe_streams s, gazepri
 end_to_end=$(best_of 3 "SELECT count(*), sum(k.x) FROM (SELECT array_agg(t_ms ORDER BY t_ms) t, array_agg(x ORDER BY t_ms) x, array_agg(y ORDER BY t_ms) y FROM hoppe GROUP BY participant) s, gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, max_tests => 20) k")
 uniss_arrays=$(best_of 3 "SELECT count(*), sum(k.x) FROM uniss_streams s, gazepriv.kaleido(s.t, s.x, s.y, 1, 300, 30, max_tests => 20) k")
 uniss_scan=$(best_of 3 "SELECT count(*), sum(x), sum(y) FROM uniss")
-python=$("$PYTHON" bench/sql/kaleido_loop.py "$SHARED_DATA" | awk '{ print $2 }')
+python=$("$PYTHON" bench/kaleido/kaleido_loop.py "$SHARED_DATA" | awk '{ print $2 }')
 printf '%-62s %8s %10s\n' "Hoppe, epsilon 1, w 60, r 0.05 ($N_HOPPE samples)" "M/s" "vs scan"
 printf '%-62s %8s %10s\n' "baseline: SELECT count(*), sum(x), sum(y) (PostgreSQL's scan)" "$(rate "$N_HOPPE" "$scan")" "1.00x"
 printf '%-62s %8s %10s\n' "baseline: unnest(t, x, y) of the same arrays (a row per sample)" "$(rate "$N_HOPPE" "$unnest")" "$(ratio "$scan" "$unnest")x"

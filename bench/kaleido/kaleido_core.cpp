@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "core/discrete.hpp"
-#include "core/fast_exact_noise.hpp"
-#include "core/kaleido.hpp"
-#include "core/noise.hpp"
-#include "core/random.hpp"
+#include "core/noise/discrete.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/kaleido/kaleido.hpp"
+#include "core/noise/noise.hpp"
+#include "core/noise/random.hpp"
 
 using namespace gazepriv::core;
 

@@ -85,7 +85,7 @@ END $f$;
 SQL
 
 "${PSQL[@]}" -c "\\copy (SELECT participant, task, \"window\", features FROM hoppe_complete) TO '$dir/features.csv' WITH (FORMAT csv)"
-numpy_ms=$("$PYTHON" bench/sql/kanon_eval.py numpy-time "$dir/features.csv" 4)
+numpy_ms=$("$PYTHON" bench/kanon/kanon_eval.py numpy-time "$dir/features.csv" 4)
 
 echo "== k_same_select throughput (Hoppe et al., 30 s windows every 0.5 s, 33 features of test/demo/hoppe_features.psql; k = 4)"
 "${PSQL[@]}" -P footer=off -v numpy_ms="$numpy_ms" <<'SQL'
@@ -164,7 +164,7 @@ echo "== Re-identification and activity after k-same-select sequence ($REPS rand
 \\copy (SELECT participant, task, "window", half, features FROM attack_split) TO '$dir/raw.csv' WITH (FORMAT csv, HEADER true)
 \\copy (SELECT 'raw' AS grouping, 1 AS k, 1 AS rep, participant, task, "window", features, 0 AS group_id FROM attack_split WHERE half = 1 UNION ALL SELECT CASE WHEN a THEN 'across' ELSE 'task' END, k, rep, r.* FROM (VALUES (true, 2), (true, 3), (true, 4), (true, 5), (true, 8), (false, 2), (false, 4), (false, 8)) v(a, k), generate_series(1, $REPS) rep, LATERAL gazepriv.k_same_select('SELECT * FROM attack_split WHERE half = 1', k + 0 * rep, across_tasks => a) r) TO '$dir/releases.csv' WITH (FORMAT csv, HEADER true)
 SQL
-"$PYTHON" bench/sql/kanon_eval.py attack "$dir/raw.csv" "$dir/releases.csv" "$out/kanon_attack.png"
+"$PYTHON" bench/kanon/kanon_eval.py attack "$dir/raw.csv" "$dir/releases.csv" "$out/kanon_attack.png"
 echo "(plot: bench/out/kanon_attack.png)"
 echo
 

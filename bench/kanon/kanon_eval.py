@@ -1,4 +1,4 @@
-"""Evaluation side of bench/sql/kanon.sh (numpy only; run with /usr/bin/python3).
+"""Evaluation side of bench/kanon/kanon.sh (numpy only; run with /usr/bin/python3).
 
   kanon_eval.py numpy-time FEATURES.csv K        time a numpy k-same-select sequence over the same rows
   kanon_eval.py attack RAW.csv RELEASES.csv OUT.png

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "core/pd_model.hpp"
-#include "core/pd_synthesis.hpp"
-#include "core/pd_test.hpp"
+#include "core/pd/pd_model.hpp"
+#include "core/pd/pd_synthesis.hpp"
+#include "core/pd/pd_privacy_check.hpp"
 
 using namespace gazepriv::core;
 using namespace gazepriv::core::pd;

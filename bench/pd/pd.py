@@ -1,4 +1,4 @@
-"""Helpers of bench/sql/pd.sh (run with Debian's /usr/bin/python3, which has numpy and matplotlib).
+"""Helpers of bench/pd/pd.sh (run with Debian's /usr/bin/python3, which has numpy and matplotlib).
 
   pd.py numpy FEATURES.csv       the numpy peer: the same synthesis written the way a researcher would
                                  vectorise it, timed on the file and on a 10x replication

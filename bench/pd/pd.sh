@@ -78,7 +78,7 @@ row "pd_synthesize seed-based random omega=30, k=50" \
 row "  the same with up to 100 attempts per seed" \
     "SELECT count(*) FROM gazepriv.pd_synthesize('@', 50, 2, model => 'seed_based', omega => 30)"
 echo
-"$PYTHON" bench/sql/pd.py numpy "$out/pd_hoppe_features.csv"
+"$PYTHON" bench/pd/pd.py numpy "$out/pd_hoppe_features.csv"
 
 echo
 echo "== 3. pass rates (released / candidates, one candidate per seed), seed-based random, 30 bins"
@@ -115,7 +115,7 @@ SELECT test, k, max(pass_rate) FILTER (WHERE gamma = 1.5) AS "gamma 1.5", max(pa
        max(pass_rate) FILTER (WHERE gamma = 4) AS "gamma 4", max(pass_rate) FILTER (WHERE gamma = 10) AS "gamma 10"
 FROM rates WHERE omega = 30 AND bins = 'data' GROUP BY test, k ORDER BY test DESC, k;
 SQL
-"$PYTHON" bench/sql/pd.py plot "$out/pd_pass_rates.csv" "$out/pd_pass_rates.png"
+"$PYTHON" bench/pd/pd.py plot "$out/pd_pass_rates.csv" "$out/pd_pass_rates.png"
 echo "marginals (the paper's model) pass every candidate whenever a task has k records: it is seedless"
 
 echo
@@ -140,7 +140,7 @@ synth "seed-based random omega=30 k=50" "50, 2, model => 'seed_based', omega => 
 synth "seed-based random omega=30 identity k=10" "10, 2, model => 'seed_based', omega => 30, test => 'identity'"
 synth "seed-based random omega=30 k=5, public bounds" "5, 2, model => 'seed_based', omega => 30, bounds => $bounds"
 export_csv "SELECT * FROM hoppe_test" "$out/pd_test_raw.csv"
-"$PYTHON" bench/sql/pd.py evaluate "$out/pd_test_raw.csv" "${trains[@]}"
+"$PYTHON" bench/pd/pd.py evaluate "$out/pd_test_raw.csv" "${trains[@]}"
 echo
 echo "The randomized release above costs (record-level add/remove, largest task of the release half):"
 psql -c "SELECT round(epsilon::numeric, 1) AS epsilon, delta, guarantee, non_private, parameters ->> 't' AS t,

@@ -5,10 +5,10 @@
 //  - copy: one pass over the padded signals (the floor: touching the data once);
 //  - straightforward: the same algorithm written the obvious way, with FFTW plans made and destroyed
 //    for every transform and the CKS grid sampler (GridLaplace::release), sharing our Eq. 7 code.
-// The features are the project's own (hoppe_features.hpp: the 33 features of
-// test/demo/hoppe_features.psql through the core), brought to the paper's size as series_features.hpp
+// The features are the project's own (datasets/hoppe_features.hpp: the 33 features of
+// test/demo/hoppe_features.psql through the core), brought to the paper's size as series/series_features.hpp
 // describes (windows repeated to 3,600, features 34..48 repeating 1..15; 58 recordings have windows).
-// With --public-bounds it prints the features' public clip bounds as a SQL array (bench/sql/series.sh).
+// With --public-bounds it prints the features' public clip bounds as a SQL array (bench/series/series.sh).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,12 +20,12 @@
 
 #include <fftw3.h>
 
-#include "core/fast_exact_noise.hpp"
-#include "core/noise.hpp"
-#include "core/random.hpp"
-#include "core/series.hpp"
-#include "core/series_release.hpp"
-#include "series_features.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/noise/noise.hpp"
+#include "core/noise/random.hpp"
+#include "core/series/series.hpp"
+#include "core/series/series_release.hpp"
+#include "series/series_features.hpp"
 
 using namespace gazepriv::core;
 using namespace series_bench;
@@ -174,7 +174,7 @@ Timing time_variant(const SeriesRows& rows, const Variant& v, bool public_k, boo
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == "--public-bounds") { // for bench/sql/series.sh
+    if (argc == 2 && std::string(argv[1]) == "--public-bounds") { // for bench/series/series.sh
         const char* separator = "{";
         for (const FeatureBounds& b : public_bounds(kPaperFeatures)) {
             std::printf("%s{%.17g,%.17g}", separator, b.lo, b.hi);

@@ -2,12 +2,12 @@
 # Time-series release in SQL: release_series over the Hoppe 2018 feature windows of
 # test/demo/hoppe_features.psql (33 features, 30 s windows every 0.5 s, extracted here from the full
 # recordings) brought to the paper's scale, 60 recordings x 48 features x 3,600 windows, as
-# bench/series_features.hpp does in C++ (each recording's windows repeated to 3,600, features 34..48
+# bench/series/series_features.hpp does in C++ (each recording's windows repeated to 3,600, features 34..48
 # repeating 1..15), against baselines measured in the same run:
 #   - scan: reading every row and its features array (SELECT count(*), sum(cardinality(features)));
 #   - numpy: the same eight variants written as a vectorised numpy pipeline (the peer a researcher
 #     would write), on the same data in memory.
-# Also draws bench/out/series_utility.png from bench/out/series_utility.csv (bench/series_utility.cpp).
+# Also draws bench/out/series_utility.png from bench/out/series_utility.csv (bench/series/series_utility.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
@@ -38,7 +38,7 @@ SQL
 "${psql[@]}" -At -F, -c "SELECT participant, task, array_to_string(features, ',') FROM features
                          ORDER BY task, participant, \"window\"" >"$dir/features.csv"
 
-# k: one eighth of each block's bins, as in bench/series.cpp.
+# k: one eighth of each block's bins, as in bench/series/series.cpp.
 variants="lpa:0:0 fpa:451:0 cfpa:5:32 cfpa:9:64 cfpa:17:128 dcfpa:5:32 dcfpa:9:64 dcfpa:17:128"
 
 log "numpy peer (vectorised, same data, same k; empirical Eq. 7 sensitivities)"

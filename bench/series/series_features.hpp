@@ -1,6 +1,7 @@
-// The datasets of the time-series benchmarks (bench/series.cpp, bench/series_utility.cpp): the canonical
-// Hoppe feature windows (hoppe_features.hpp, the features of test/demo/hoppe_features.psql), one
-// recording per participant and task, in the shape of core::SeriesRows (array form).
+// The datasets of the time-series benchmarks (bench/series/series.cpp, bench/series/series_utility.cpp): the
+// canonical Hoppe feature windows (datasets/hoppe_features.hpp, the features of
+// test/demo/hoppe_features.psql), one recording per participant and task, in the shape of core::SeriesRows
+// (array form).
 //  - as_extracted: the windows as they are (33 features, 30 s windows every 0.5 s, 0 to 877 windows
 //    per recording); the utility benchmark reads these real signals.
 //  - at_paper_scale: the paper's size for the throughput benchmarks, 48 features x 3,600 windows per
@@ -9,16 +10,16 @@
 //    (fixation and saccade statistics): every value is a real feature value, the work is that of 48
 //    distinct signals of 3,600 values (the release never looks at repetitions). Recordings without a
 //    window (two shop visits shorter than 30 s) stay empty, as in SQL.
-// bench/sql/series.sh builds the same table in SQL from hoppe_features.
+// bench/series/series.sh builds the same table in SQL from hoppe_features.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "core/gaze_features.hpp"
-#include "core/series_dataset.hpp"
-#include "hoppe_features.hpp"
+#include "core/events/gaze_features.hpp"
+#include "core/series/series_dataset.hpp"
+#include "datasets/hoppe_features.hpp"
 
 namespace series_bench {
 

@@ -1,19 +1,19 @@
 // Utility of the time-series releases on real data, in the paper's setting (Bozkir et al. 2021, Fig. 7):
 // 1 / |NMSE| per method (LPA, FPA, CFPA-32/64/128, DCFPA-32/64/128) across the per-feature epsilon grid
-// {0.01, 0.05, 0.1, 0.5, 1} (and 10), on the project's 33 windowed features (hoppe_features.hpp: those of
-// test/demo/hoppe_features.psql, 30 s windows every 0.5 s) of the 20 Hoppe 2018 participants, three
+// {0.01, 0.05, 0.1, 0.5, 1} (and 10), on the project's 33 windowed features (datasets/hoppe_features.hpp:
+// those of test/demo/hoppe_features.psql, 30 s windows every 0.5 s) of the 20 Hoppe 2018 participants, three
 // recordings each (the way to the shop, the shop, the way back), as extracted (no repetition).
 //
 // Two settings:
 //  - paper: the paper's choices, both NON-PRIVATE: empirical sensitivities (Eq. 7) and the NMSE-optimal
 //    k per recording and feature (chosen among candidates with kSweepRuns releases each);
 //  - strict: public clip bounds per feature (from the units and the extraction's parameters,
-//    series_features.hpp) and the public k rule.
+//    series/series_features.hpp) and the public k rule.
 // |NMSE| is averaged over signals (participant x recording) and kRuns fresh releases per feature, then
 // over features (as the paper's result files); utility = 1 / that average. Signals whose mean is 0 have
 // no NMSE and are left out (counted). The baseline measured in the same run is the Exponential-DP
 // baseline the papers compare against (corrected Laplace variant, empirical ranges; epsilon per feature).
-// Writes bench/out/series_utility.csv for the plot (bench/sql/series.sh draws it).
+// Writes bench/out/series_utility.csv for the plot (bench/series/series.sh draws it).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "core/exponential_dp.hpp"
-#include "core/series.hpp"
-#include "core/series_release.hpp"
-#include "series_features.hpp"
+#include "core/series/exponential_dp.hpp"
+#include "core/series/series.hpp"
+#include "core/series/series_release.hpp"
+#include "series/series_features.hpp"
 
 using namespace gazepriv::core;
 using namespace series_bench;

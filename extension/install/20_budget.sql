@@ -6,7 +6,7 @@
 --   analysts (members of gazepriv_analyst) cannot read the raw tables of registered datasets; they release
 --   through the SECURITY DEFINER release_* functions, which charge the caller's budget before any noise is
 --   drawn; they see their own rows of budget_status.
--- Charges are committed by a background worker in a transaction of its own (see src/pg/budget.cpp), so a
+-- Charges are committed by a background worker in a transaction of its own (see src/pg/budget/budget.cpp), so a
 -- ROLLBACK, an error or a cancel after the charge never refunds it.
 
 DO $$

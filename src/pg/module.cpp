@@ -1,8 +1,8 @@
 // The module: its magic block, settings, and the functions that describe the extension itself.
-#include "pg/backend_rng.hpp"
-#include "pg/budget.hpp"
-#include "pg/guard.hpp"
-#include "pg/heatmap_types.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/heatmap/heatmap_types.hpp"
 
 extern "C" {
 #include "postgres.h"

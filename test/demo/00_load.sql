@@ -15,6 +15,9 @@ CREATE TABLE uniss_participants (participant text PRIMARY KEY, gender text, reco
 \copy hoppe_samples FROM 'test/data/hoppe2018_everyday/participant_05_first_minute.csv' WITH (FORMAT csv, HEADER true)
 \copy hoppe_samples FROM 'test/data/hoppe2018_everyday/participant_09_first_minute.csv' WITH (FORMAT csv, HEADER true)
 \copy hoppe_participants FROM 'test/data/hoppe2018_everyday/participants.csv' WITH (FORMAT csv, HEADER true)
+-- Their feature windows (participant, task, window, features), built with the events functions: the events
+-- demo (50_events.sql) explains them; the series, k-anonymity and plausible-deniability demos release them.
+\ir hoppe_features.psql
 
 SELECT 'uniss_samples' AS "table", count(*) AS rows, count(DISTINCT participant) AS participants FROM uniss_samples
 UNION ALL SELECT 'hoppe_samples', count(*), count(DISTINCT participant) FROM hoppe_samples

@@ -1,7 +1,7 @@
 -- Releasing eye-movement feature signals with LPA, FPA, CFPA and DCFPA (Bozkir et al. 2021)
 
 \echo
-\echo 'Five feature signals from hoppe_features (test/demo/hoppe_features.psql, built by the events demo: 30 s'
+\echo 'Five feature signals from hoppe_features (test/demo/hoppe_features.psql, built in 00_load.sql by the events functions: 30 s'
 \echo 'windows every 0.5 s over the first minute of four Hoppe 2018 walkers, all on their way to the shop):'
 \echo 'fixation rate, saccade rate, share of samples without gaze, mean pupil diameter, horizontal gaze spread.'
 CREATE TEMP TABLE series_windows AS

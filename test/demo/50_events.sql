@@ -40,7 +40,6 @@ FROM ours o JOIN uniss_samples u USING (participant, stimulus, t_ms) GROUP BY u.
 \echo 'Hoppe 2018 (head-mounted, 60 Hz): split each recording at the shop''s enter and leave times into tasks,'
 \echo 'then 30 s feature windows every 0.5 s (MPIIDPEye layout) with I-DT at 3 degrees in a 60 x 46 degree scene camera.'
 \echo 'This is the table shape the k-same, plausible-deniability and FPA releases read: (participant, task, window, features).'
-\ir hoppe_features.psql
 SELECT participant, task, count(*) AS windows, cardinality(min(features)) AS features_per_window
 FROM hoppe_features GROUP BY 1, 2 ORDER BY 1, 2;
 

@@ -13,7 +13,7 @@ SELECT gazepriv.k_anonymity(
     'SELECT * FROM gazepriv.generalize_demographics(''hoppe_participants'', 4, ARRAY[''sex'', ''age''])',
     ARRAY['gender', 'age_from', 'age_to']) AS smallest_class_after;
 
--- hoppe_features (feature windows of test/demo/hoppe_features.psql) was built by the events demo.
+-- hoppe_features (feature windows of test/demo/hoppe_features.psql) was built in 00_load.sql.
 \echo 'k-same-select sequence over the Hoppe feature windows (33 features per 30 s window every 0.5 s; here the first'
 \echo 'minute of four recordings, one task) with k = 2: random pairs (CSPRNG), one pairing for every window and, by'
 \echo 'default, for every task; each member receives the pair''s mean vector. Windows 1 and 2, four of the 33 features'

@@ -1,5 +1,5 @@
 -- Plausible deniability: synthetic feature windows and fixations that k records (or k - 1 other people) could have produced
--- hoppe_features (feature windows of test/demo/hoppe_features.psql) was built by the events demo.
+-- hoppe_features (feature windows of test/demo/hoppe_features.psql) was built in 00_load.sql.
 \echo 'Feature windows of the Hoppe minute (33 features per 30 s window every 0.5 s, from gazepriv.feature_windows):'
 SELECT task, count(*) AS windows, count(DISTINCT participant) AS participants FROM hoppe_features GROUP BY task;
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::test {
 

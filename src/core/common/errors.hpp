@@ -1,4 +1,4 @@
-// The only ways core code reports failure. The PostgreSQL glue (src/pg/guard.hpp) maps each kind to
+// The only ways core code reports failure. The PostgreSQL glue (src/pg/boundary/guard.hpp) maps each kind to
 // an SQLSTATE after every C++ frame has been unwound.
 #pragma once
 
@@ -45,4 +45,4 @@ struct Cancelled {};
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

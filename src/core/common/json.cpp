@@ -1,10 +1,10 @@
-#include "core/json.hpp"
+#include "core/common/json.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

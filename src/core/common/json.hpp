@@ -39,4 +39,4 @@ std::string json_array(const std::vector<std::string>& encoded);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -48,4 +48,4 @@ inline const char* to_string(Guarantee g) {
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,11 +1,11 @@
-#include "core/validate.hpp"
+#include "core/common/validate.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core {
 

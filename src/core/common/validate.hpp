@@ -23,4 +23,4 @@ std::int64_t require_range(const char* name, std::int64_t value, std::int64_t lo
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,13 +1,13 @@
-#include "core/gaze_events.hpp"
+#include "core/events/gaze_events.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "core/errors.hpp"
-#include "core/sliding_extremum.hpp"
-#include "core/validate.hpp"
-#include "core/velocity_profile.hpp"
+#include "core/common/errors.hpp"
+#include "core/events/sliding_extremum.hpp"
+#include "core/common/validate.hpp"
+#include "core/events/velocity_profile.hpp"
 
 namespace gazepriv::core {
 

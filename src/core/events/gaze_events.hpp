@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/gaze_trace.hpp"
+#include "core/common/cancel.hpp"
+#include "core/events/gaze_trace.hpp"
 
 namespace gazepriv::core {
 
@@ -95,4 +95,4 @@ const char* to_string(SampleLabel label);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

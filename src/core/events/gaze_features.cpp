@@ -1,12 +1,12 @@
-#include "core/gaze_features.hpp"
+#include "core/events/gaze_features.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/sliding_extremum.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/events/sliding_extremum.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

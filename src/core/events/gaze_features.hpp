@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/gaze_events.hpp"
-#include "core/gaze_trace.hpp"
+#include "core/common/cancel.hpp"
+#include "core/events/gaze_events.hpp"
+#include "core/events/gaze_trace.hpp"
 
 namespace gazepriv::core {
 
@@ -52,4 +52,4 @@ FeatureTable feature_windows(const GazeSample* samples, std::size_t n, const std
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

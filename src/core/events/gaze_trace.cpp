@@ -1,4 +1,4 @@
-#include "core/gaze_trace.hpp"
+#include "core/events/gaze_trace.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

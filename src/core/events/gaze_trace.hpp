@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cancel.hpp"
+#include "core/common/cancel.hpp"
 
 namespace gazepriv::core {
 
@@ -54,4 +54,4 @@ bool parse_trace(const char* text, std::vector<GazeSample>& out, std::string& er
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,4 +1,4 @@
-#include "core/velocity_profile.hpp"
+#include "core/events/velocity_profile.hpp"
 
 #include <algorithm>
 #include <cmath>

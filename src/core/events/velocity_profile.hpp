@@ -24,4 +24,4 @@ VelocityProfile fit_velocity_profile(const double* tau, const double* v, std::si
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

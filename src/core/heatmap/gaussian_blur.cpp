@@ -1,4 +1,4 @@
-#include "core/gaussian_blur.hpp"
+#include "core/heatmap/gaussian_blur.hpp"
 
 #include <fftw3.h>
 
@@ -8,8 +8,8 @@
 #include <new>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "core/cancel.hpp"
+#include "core/common/cancel.hpp"
 
 namespace gazepriv::core {
 
@@ -26,4 +26,4 @@ std::int64_t fast_fft_size(std::int64_t n);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

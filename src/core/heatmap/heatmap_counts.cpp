@@ -1,4 +1,4 @@
-#include "core/gaze_counts.hpp"
+#include "core/heatmap/heatmap_counts.hpp"
 
 #include <zlib.h>
 
@@ -10,11 +10,11 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core {
 
-static_assert(std::is_trivially_destructible_v<GazeCounts>, "GazeCounts lives in PostgreSQL memory");
+static_assert(std::is_trivially_destructible_v<HeatmapCounts>, "HeatmapCounts lives in PostgreSQL memory");
 
 namespace {
 
@@ -279,12 +279,12 @@ int bits_for(std::uint64_t values) { // bits to represent 0 .. values - 1
 
 // ---- construction -------------------------------------------------------------------------------------
 
-void GazeCounts::init(GazeAggregate aggregate, ParticipantKeyKind key_kind, const HeatmapSpec& spec,
-                      MemoryArena arena) {
+void HeatmapCounts::init(HeatmapAggregate aggregate, ParticipantKeyKind key_kind, const HeatmapSpec& spec,
+                         MemoryArena arena) {
     aggregate_ = aggregate;
     key_kind_ = key_kind;
     arena_ = arena;
-    if (aggregate == GazeAggregate::ExactMap) {
+    if (aggregate == HeatmapAggregate::ExactMap) {
         parameters_ = HeatmapParameters{};
         parameters_.grid = spec.parameters.grid;
         parameters_.cap = spec.parameters.cap;
@@ -294,8 +294,8 @@ void GazeCounts::init(GazeAggregate aggregate, ParticipantKeyKind key_kind, cons
         parameters_ = spec.parameters;
         has_dataset_ = spec.dataset.has_value();
     }
-    counting_cap_ = aggregate == GazeAggregate::OptimalCap ? static_cast<std::uint32_t>(INT32_MAX)
-                                                           : static_cast<std::uint32_t>(parameters_.cap);
+    counting_cap_ = aggregate == HeatmapAggregate::OptimalCap ? static_cast<std::uint32_t>(INT32_MAX)
+                                                              : static_cast<std::uint32_t>(parameters_.cap);
     cell_bits_ = std::max(1, bits_for(static_cast<std::uint64_t>(parameters_.grid.cells())));
     dataset_ = nullptr;
     dataset_size_ = 0;
@@ -331,12 +331,12 @@ void GazeCounts::init(GazeAggregate aggregate, ParticipantKeyKind key_kind, cons
     weighted_capacity_ = 0;
 }
 
-void GazeCounts::copy_from(const GazeCounts& other, MemoryArena arena, const CancelCheck& cancel) {
+void HeatmapCounts::copy_from(const HeatmapCounts& other, MemoryArena arena, const CancelCheck& cancel) {
     init(other.aggregate_, other.key_kind_, other.spec(), arena);
     merge(other, cancel);
 }
 
-void GazeCounts::release_memory() {
+void HeatmapCounts::release_memory() {
     for (void* p : {static_cast<void*>(dataset_), static_cast<void*>(participant_keys_),
                     static_cast<void*>(participant_index_), static_cast<void*>(run_keys_),
                     static_cast<void*>(run_counts_), static_cast<void*>(scratch_),
@@ -353,7 +353,7 @@ void GazeCounts::release_memory() {
     pending_size_ = pending_capacity_ = weighted_size_ = weighted_capacity_ = 0;
 }
 
-HeatmapSpec GazeCounts::spec() const {
+HeatmapSpec HeatmapCounts::spec() const {
     HeatmapSpec spec;
     spec.parameters = parameters_;
     if (has_dataset_)
@@ -361,7 +361,7 @@ HeatmapSpec GazeCounts::spec() const {
     return spec;
 }
 
-std::size_t GazeCounts::memory_bytes() const {
+std::size_t HeatmapCounts::memory_bytes() const {
     return run_capacity_ * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) +
            (scratch_capacity_ + pending_capacity_) * sizeof(std::uint64_t) +
            weighted_capacity_ * sizeof(Weighted) + participant_capacity_ * sizeof(std::uint64_t) +
@@ -369,14 +369,14 @@ std::size_t GazeCounts::memory_bytes() const {
            (std::size_t{1} << (64 - recent_shift_)) * sizeof(std::uint64_t);
 }
 
-std::uint64_t GazeCounts::pairs(const CancelCheck& cancel) {
+std::uint64_t HeatmapCounts::pairs(const CancelCheck& cancel) {
     compact(cancel);
     return run_size_;
 }
 
 // ---- participants -------------------------------------------------------------------------------------
 
-std::uint32_t GazeCounts::participant_slow(std::uint64_t key) {
+std::uint32_t HeatmapCounts::participant_slow(std::uint64_t key) {
     std::uint32_t i = static_cast<std::uint32_t>(mix(key) >> 32) & participant_index_mask_;
     for (;; i = (i + 1) & participant_index_mask_) {
         const std::uint32_t at = participant_index_[i];
@@ -405,7 +405,7 @@ std::uint32_t GazeCounts::participant_slow(std::uint64_t key) {
     return index;
 }
 
-void GazeCounts::grow_participants() {
+void HeatmapCounts::grow_participants() {
     if (participants_ == participant_capacity_) {
         const std::uint32_t capacity = participant_capacity_ * 2;
         auto* keys = static_cast<std::uint64_t*>(arena_.get(std::size_t{capacity} * sizeof(std::uint64_t)));
@@ -433,11 +433,11 @@ void GazeCounts::grow_participants() {
 
 // ---- the pending logs and their compaction ------------------------------------------------------------
 
-int GazeCounts::key_bits() const {
+int HeatmapCounts::key_bits() const {
     return cell_bits_ + bits_for(participants_);
 }
 
-void GazeCounts::resize_recent(int bits) {
+void HeatmapCounts::resize_recent(int bits) {
     auto* recent = static_cast<std::uint64_t*>(arena_.get((std::size_t{1} << bits) * sizeof(std::uint64_t)));
     std::fill(recent, recent + (std::size_t{1} << bits), ~std::uint64_t{0}); // no key is all ones
     arena_.put(recent_);
@@ -445,7 +445,7 @@ void GazeCounts::resize_recent(int bits) {
     recent_shift_ = 64 - bits;
 }
 
-void GazeCounts::make_pending_room() {
+void HeatmapCounts::make_pending_room() {
     if (recent_shift_ == 64 - kSmallRecent && pending_capacity_ >= kMinPendingCompaction)
         resize_recent(kLargeRecent);
     if (pending_capacity_ >= std::max(kMinPendingCompaction, run_size_)) {
@@ -460,7 +460,7 @@ void GazeCounts::make_pending_room() {
     pending_capacity_ = capacity;
 }
 
-void GazeCounts::push_weighted(std::uint64_t key, std::uint64_t count) {
+void HeatmapCounts::push_weighted(std::uint64_t key, std::uint64_t count) {
     if (weighted_size_ == weighted_capacity_) {
         const std::uint64_t capacity = std::max<std::uint64_t>(256, weighted_capacity_ * 2);
         auto* weighted = static_cast<Weighted*>(arena_.get(capacity * sizeof(Weighted)));
@@ -473,7 +473,7 @@ void GazeCounts::push_weighted(std::uint64_t key, std::uint64_t count) {
     weighted_[weighted_size_++] = {key, count};
 }
 
-template <typename T> void GazeCounts::reserve(T*& buffer, std::uint64_t& capacity, std::uint64_t n) {
+template <typename T> void HeatmapCounts::reserve(T*& buffer, std::uint64_t& capacity, std::uint64_t n) {
     if (capacity >= n)
         return;
     const std::uint64_t grown = std::max<std::uint64_t>(n, capacity + capacity / 2);
@@ -483,8 +483,8 @@ template <typename T> void GazeCounts::reserve(T*& buffer, std::uint64_t& capaci
     capacity = grown;
 }
 
-void GazeCounts::sorted_pending(std::uint64_t*& keys, std::uint64_t*& counts, std::size_t& size,
-                                const CancelCheck& cancel) const {
+void HeatmapCounts::sorted_pending(std::uint64_t*& keys, std::uint64_t*& counts, std::size_t& size,
+                                   const CancelCheck& cancel) const {
     keys = nullptr;
     counts = nullptr;
     size = 0;
@@ -551,7 +551,7 @@ void GazeCounts::sorted_pending(std::uint64_t*& keys, std::uint64_t*& counts, st
 }
 
 template <typename Count>
-void GazeCounts::merge_into_run(const std::uint64_t* keys, const Count* counts, std::size_t size) {
+void HeatmapCounts::merge_into_run(const std::uint64_t* keys, const Count* counts, std::size_t size) {
     const std::uint64_t total = run_size_ + size;
     if (run_capacity_ < total) { // keys and counts share one capacity
         const std::uint64_t grown = std::max<std::uint64_t>(total, run_capacity_ + run_capacity_ / 2);
@@ -595,7 +595,7 @@ void GazeCounts::merge_into_run(const std::uint64_t* keys, const Count* counts, 
     run_size_ = i + (total - k);
 }
 
-void GazeCounts::compact(const CancelCheck& cancel) {
+void HeatmapCounts::compact(const CancelCheck& cancel) {
     if (pending_size_ != 0 && weighted_size_ == 0) {
         // The row path: sort the points in place, count equal keys, merge.
         const int cell_bits = cell_bits_;
@@ -630,14 +630,14 @@ void GazeCounts::compact(const CancelCheck& cancel) {
     weighted_size_ = 0;
 }
 
-bool GazeCounts::compatible(const GazeCounts& other) const {
+bool HeatmapCounts::compatible(const HeatmapCounts& other) const {
     return aggregate_ == other.aggregate_ && key_kind_ == other.key_kind_ &&
            parameters_ == other.parameters_ && has_dataset_ == other.has_dataset_ &&
            dataset_size_ == other.dataset_size_ &&
            (dataset_size_ == 0 || std::memcmp(dataset_, other.dataset_, dataset_size_) == 0);
 }
 
-bool GazeCounts::canonical() const {
+bool HeatmapCounts::canonical() const {
     if (pending_size_ != 0 || weighted_size_ != 0)
         return false;
     for (std::uint32_t p = 1; p < participants_; ++p)
@@ -646,7 +646,7 @@ bool GazeCounts::canonical() const {
     return true;
 }
 
-void GazeCounts::merge_canonical(const GazeCounts& other, const CancelCheck& cancel) {
+void HeatmapCounts::merge_canonical(const HeatmapCounts& other, const CancelCheck& cancel) {
     // The union of the two sorted participant lists; each side's index maps monotonically into it.
     std::vector<std::uint64_t> keys;
     keys.reserve(std::size_t{participants_} + other.participants_);
@@ -710,7 +710,7 @@ void GazeCounts::merge_canonical(const GazeCounts& other, const CancelCheck& can
     std::fill(recent_, recent_ + (std::size_t{1} << (64 - recent_shift_)), ~std::uint64_t{0});
 }
 
-void GazeCounts::merge(const GazeCounts& other, const CancelCheck& cancel) {
+void HeatmapCounts::merge(const HeatmapCounts& other, const CancelCheck& cancel) {
     if (&other == this)
         throw InternalError("a heatmap state cannot be merged with itself");
     if (!compatible(other))
@@ -732,13 +732,13 @@ void GazeCounts::merge(const GazeCounts& other, const CancelCheck& cancel) {
         compact(cancel);
 }
 
-void GazeCounts::cell_sums(std::int64_t* sums, const CancelCheck& cancel) const {
+void HeatmapCounts::cell_sums(std::int64_t* sums, const CancelCheck& cancel) const {
     std::fill(sums, sums + parameters_.grid.cells(), std::int64_t{0});
     for_each_pair([&](std::uint32_t, std::uint32_t cell, std::uint32_t count) { sums[cell] += count; },
                   cancel);
 }
 
-std::uint32_t GazeCounts::max_count(const CancelCheck& cancel) const {
+std::uint32_t HeatmapCounts::max_count(const CancelCheck& cancel) const {
     std::uint32_t m = 0;
     for_each_pair([&](std::uint32_t, std::uint32_t, std::uint32_t count) { m = std::max(m, count); }, cancel);
     return m;
@@ -746,7 +746,7 @@ std::uint32_t GazeCounts::max_count(const CancelCheck& cancel) const {
 
 // ---- serialization ------------------------------------------------------------------------------------
 
-std::vector<std::uint8_t> GazeCounts::serialize(const CancelCheck& cancel) const {
+std::vector<std::uint8_t> HeatmapCounts::serialize(const CancelCheck& cancel) const {
     // Pairs in (participant index, cell) order, with each participant's range.
     std::vector<std::uint32_t> cells, counts;
     std::vector<std::uint64_t> offsets(std::size_t{participants_} + 1, 0);
@@ -769,7 +769,7 @@ std::vector<std::uint8_t> GazeCounts::serialize(const CancelCheck& cancel) const
 
     Writer w;
     w.data().reserve(64 + dataset_size_ + std::size_t{participants_} * 10 + cells.size() * 3);
-    const bool has_spec = aggregate_ != GazeAggregate::ExactMap;
+    const bool has_spec = aggregate_ != HeatmapAggregate::ExactMap;
     w.u32(kMagic);
     w.u8(kVersion);
     w.u8(static_cast<std::uint8_t>(aggregate_));
@@ -810,8 +810,8 @@ std::vector<std::uint8_t> GazeCounts::serialize(const CancelCheck& cancel) const
     return std::move(w.data());
 }
 
-void GazeCounts::deserialize(const std::uint8_t* data, std::size_t size, MemoryArena arena,
-                             const CancelCheck& cancel) {
+void HeatmapCounts::deserialize(const std::uint8_t* data, std::size_t size, MemoryArena arena,
+                                const CancelCheck& cancel) {
     if (size < 4 + 4 + 16 + 12 + 4)
         corrupt("it is only " + std::to_string(size) + " bytes long");
     {
@@ -835,7 +835,7 @@ void GazeCounts::deserialize(const std::uint8_t* data, std::size_t size, MemoryA
     if ((flags & ~(kFlagSpec | kFlagDataset)) != 0)
         corrupt("unknown flags");
     const bool has_spec = (flags & kFlagSpec) != 0;
-    if (has_spec != (aggregate != static_cast<std::uint8_t>(GazeAggregate::ExactMap)))
+    if (has_spec != (aggregate != static_cast<std::uint8_t>(HeatmapAggregate::ExactMap)))
         corrupt("the parameters do not match the aggregate");
     if ((flags & kFlagDataset) != 0 && !has_spec)
         corrupt("a dataset name without parameters");
@@ -880,7 +880,7 @@ void GazeCounts::deserialize(const std::uint8_t* data, std::size_t size, MemoryA
         pairs > std::uint64_t{participants} * static_cast<std::uint64_t>(p.grid.cells()))
         corrupt("it claims more pairs than it holds");
 
-    init(static_cast<GazeAggregate>(aggregate), static_cast<ParticipantKeyKind>(key_kind), spec, arena);
+    init(static_cast<HeatmapAggregate>(aggregate), static_cast<ParticipantKeyKind>(key_kind), spec, arena);
     // Participants arrive in key order and get indices 0, 1, ...; their cells ascend: the pairs arrive
     // sorted by (index, cell) and become the run directly.
     run_keys_ = static_cast<std::uint64_t*>(arena_.get(pairs * sizeof(std::uint64_t)));

@@ -31,8 +31,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/heatmap_spec.hpp"
+#include "core/common/cancel.hpp"
+#include "core/heatmap/heatmap_spec.hpp"
 
 namespace gazepriv::core {
 
@@ -49,7 +49,7 @@ struct MemoryArena {
     static MemoryArena heap(); // malloc / free, for tests and benchmarks
 };
 
-enum class GazeAggregate : std::uint8_t {
+enum class HeatmapAggregate : std::uint8_t {
     ExactMap = 1,   // gaze_map: grid and cap only
     Release = 2,    // dp_heatmap: the full specification
     OptimalCap = 3, // optimal_cap: the full specification, counts kept without a cap
@@ -60,17 +60,17 @@ enum class ParticipantKeyKind : std::uint8_t { TextHash = 1, Integer = 2 };
 // every platform and every node of a cluster computes the same key.
 std::uint64_t text_participant_key(const void* bytes, std::size_t length);
 
-class GazeCounts {
+class HeatmapCounts {
 public:
     // An empty state. For ExactMap only spec.parameters.grid and .cap are used.
-    void init(GazeAggregate aggregate, ParticipantKeyKind key_kind, const HeatmapSpec& spec,
+    void init(HeatmapAggregate aggregate, ParticipantKeyKind key_kind, const HeatmapSpec& spec,
               MemoryArena arena);
     // An exact copy of other in new memory.
-    void copy_from(const GazeCounts& other, MemoryArena arena, const CancelCheck& cancel);
+    void copy_from(const HeatmapCounts& other, MemoryArena arena, const CancelCheck& cancel);
     // Frees every array through the arena (the glue's memory contexts free them anyway).
     void release_memory();
 
-    GazeAggregate aggregate() const { return aggregate_; }
+    HeatmapAggregate aggregate() const { return aggregate_; }
     const HeatmapParameters& parameters() const { return parameters_; }
     HeatmapSpec spec() const;
     std::uint64_t participants() const { return participants_; }
@@ -109,9 +109,9 @@ public:
     }
 
     // Whether two states may be merged: same aggregate, key kind, parameters and dataset.
-    bool compatible(const GazeCounts& other) const;
+    bool compatible(const HeatmapCounts& other) const;
     // Merges other into this (throws InvalidArgument when not compatible).
-    void merge(const GazeCounts& other, const CancelCheck& cancel);
+    void merge(const HeatmapCounts& other, const CancelCheck& cancel);
 
     // Calls visit(participant index, cell, capped count) for every pair, in (participant index, cell)
     // order, without modifying the state (pending points are sorted in scratch memory).
@@ -142,7 +142,7 @@ private:
     // Whether participant indices follow key order and nothing is pending (true of deserialized states).
     bool canonical() const;
     // Merges two canonical states with one linear pass, keeping the result canonical.
-    void merge_canonical(const GazeCounts& other, const CancelCheck& cancel);
+    void merge_canonical(const HeatmapCounts& other, const CancelCheck& cancel);
     // Sorts the pending logs and merges them into the run.
     void compact(const CancelCheck& cancel);
     // Merges sorted, distinct (key, count) pairs into the run, in place.
@@ -158,7 +158,7 @@ private:
         return static_cast<std::uint32_t>(count > counting_cap_ ? counting_cap_ : count);
     }
 
-    GazeAggregate aggregate_;
+    HeatmapAggregate aggregate_;
     ParticipantKeyKind key_kind_;
     HeatmapParameters parameters_;
     char* dataset_;
@@ -198,7 +198,7 @@ private:
     std::uint64_t weighted_capacity_;
 };
 
-template <typename Visit> void GazeCounts::for_each_pair(Visit visit, const CancelCheck& cancel) const {
+template <typename Visit> void HeatmapCounts::for_each_pair(Visit visit, const CancelCheck& cancel) const {
     std::uint64_t* keys = nullptr;
     std::uint64_t* counts = nullptr;
     std::size_t size = 0;
@@ -223,7 +223,7 @@ template <typename Visit> void GazeCounts::for_each_pair(Visit visit, const Canc
     arena_.put(counts);
 }
 
-template <typename Visit> void GazeCounts::for_each_cell(Visit visit, const CancelCheck& cancel) const {
+template <typename Visit> void HeatmapCounts::for_each_cell(Visit visit, const CancelCheck& cancel) const {
     std::vector<std::uint64_t> by_cell; // cell << 32 | count
     by_cell.reserve(run_size_ + pending_size_ + weighted_size_);
     for_each_pair([&](std::uint32_t, std::uint32_t cell,
@@ -243,4 +243,4 @@ template <typename Visit> void GazeCounts::for_each_cell(Visit visit, const Canc
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,9 +1,9 @@
-#include "core/heatmap_metrics.hpp"
+#include "core/heatmap/heatmap_metrics.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core {
 

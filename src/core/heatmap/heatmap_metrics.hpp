@@ -12,4 +12,4 @@ double heatmap_cc(const double* a, const double* b, std::size_t cells);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

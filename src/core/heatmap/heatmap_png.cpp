@@ -1,11 +1,11 @@
-#include "core/heatmap_png.hpp"
+#include "core/heatmap/heatmap_png.hpp"
 
 #include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/heatmap_spec.hpp"
+#include "core/heatmap/heatmap_spec.hpp"
 
 namespace gazepriv::core {
 
@@ -26,4 +26,4 @@ std::vector<std::uint8_t> encode_png_rgba(std::uint32_t width, std::uint32_t hei
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,13 +1,13 @@
-#include "core/heatmap_release.hpp"
+#include "core/heatmap/heatmap_release.hpp"
 
 #include <cmath>
 #include <functional>
 
-#include "core/errors.hpp"
-#include "core/gaussian_blur.hpp"
-#include "core/json.hpp"
-#include "core/noise.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/heatmap/gaussian_blur.hpp"
+#include "core/common/json.hpp"
+#include "core/noise/noise.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

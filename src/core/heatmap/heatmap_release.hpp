@@ -15,11 +15,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/discrete_gaussian_calibration.hpp"
-#include "core/heatmap_spec.hpp"
-#include "core/random.hpp"
-#include "core/release_cost.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/discrete_gaussian_calibration.hpp"
+#include "core/heatmap/heatmap_spec.hpp"
+#include "core/noise/random.hpp"
+#include "core/common/release_cost.hpp"
 
 namespace gazepriv::core {
 
@@ -106,4 +106,4 @@ CapCandidate optimal_cap(const HeatmapSpec& spec, double n, std::int64_t max_cou
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,11 +1,11 @@
-#include "core/heatmap_spec.hpp"
+#include "core/heatmap/heatmap_spec.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

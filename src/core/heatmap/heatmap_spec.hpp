@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/calibration.hpp"
+#include "core/noise/calibration.hpp"
 
 namespace gazepriv::core {
 
@@ -91,4 +91,4 @@ void validate_heatmap_parameters(const HeatmapParameters& parameters, std::int64
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

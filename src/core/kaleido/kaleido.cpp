@@ -1,4 +1,4 @@
-#include "core/kaleido.hpp"
+#include "core/kaleido/kaleido.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <new>
 #include <optional>
 
-#include "core/errors.hpp"
-#include "core/fast_exact_noise.hpp"
-#include "core/json.hpp"
-#include "core/lattice_planar_laplace.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/common/json.hpp"
+#include "core/noise/lattice_planar_laplace.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -31,10 +31,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/cancel.hpp"
-#include "core/noise.hpp"
-#include "core/random.hpp"
-#include "core/release_cost.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/noise.hpp"
+#include "core/noise/random.hpp"
+#include "core/common/release_cost.hpp"
 
 namespace gazepriv::core {
 
@@ -150,4 +150,4 @@ inline void clamp_into(const ClampBox& box, double& x, double& y) {
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

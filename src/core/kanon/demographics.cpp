@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/demographics.hpp"
-#include "core/errors.hpp"
+#include "core/kanon/demographics.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core::kanon {
 

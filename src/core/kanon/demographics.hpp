@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cancel.hpp"
+#include "core/common/cancel.hpp"
 
 namespace gazepriv::core::kanon {
 
@@ -68,4 +68,4 @@ Generalization apply_demographic_ranges(const DemographicRows& input, int k,
 
 } // namespace gazepriv::core::kanon
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

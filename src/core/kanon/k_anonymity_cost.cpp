@@ -1,8 +1,8 @@
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/json.hpp"
-#include "core/k_anonymity_cost.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/json.hpp"
+#include "core/kanon/k_anonymity_cost.hpp"
 
 namespace gazepriv::core::kanon {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/release_cost.hpp"
+#include "core/common/release_cost.hpp"
 
 namespace gazepriv::core::kanon {
 
@@ -24,4 +24,4 @@ ReleaseCost generalize_demographics_cost(const char* mechanism, int k, const cha
 
 } // namespace gazepriv::core::kanon
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

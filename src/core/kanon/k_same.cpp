@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/k_same.hpp"
+#include "core/common/errors.hpp"
+#include "core/kanon/k_same.hpp"
 
 namespace gazepriv::core::kanon {
 

@@ -13,7 +13,7 @@
 // Grouping::PerTask is the paper's variant: a new random grouping for every task. Each task's release is then
 // k-anonymous, but a participant's releases in several tasks come from different groups, and, since the
 // participant ids are kept, the combination can single them out (an attacker who matches each task to its
-// group intersects the groups; bench/sql/kanon.sh measures it).
+// group intersects the groups; bench/kanon/kanon.sh measures it).
 //
 // With a utility class (the original k-Same-Select of Gross, Airoldi, Malin and Sweeney, PET 2005), the
 // participants of a task are first partitioned by their class and the groups are drawn inside each class,
@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/random.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core::kanon {
 
@@ -79,4 +79,4 @@ std::size_t balanced_group_size(std::size_t n, std::size_t groups, std::size_t g
 
 } // namespace gazepriv::core::kanon
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

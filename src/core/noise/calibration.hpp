@@ -45,4 +45,4 @@ double log_normal_cdf(double x);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

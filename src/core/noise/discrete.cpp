@@ -1,10 +1,10 @@
-#include "core/discrete.hpp"
+#include "core/noise/discrete.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

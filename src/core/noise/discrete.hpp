@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "core/random.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core {
 
@@ -62,4 +62,4 @@ std::int64_t discrete_gaussian(Rng& rng, const RationalVariance& variance);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,11 +1,11 @@
-#include "core/discrete_gaussian_calibration.hpp"
+#include "core/noise/discrete_gaussian_calibration.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "core/errors.hpp"
-#include "core/gaussian_table.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/gaussian_table.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -43,7 +43,7 @@
 
 #include <cstdint>
 
-#include "core/calibration.hpp"
+#include "core/noise/calibration.hpp"
 
 namespace gazepriv::core {
 
@@ -88,4 +88,4 @@ double zcdp_rho_for(double epsilon, double delta);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,10 +1,10 @@
-#include "core/fast_exact_noise.hpp"
+#include "core/noise/fast_exact_noise.hpp"
 
 #include <cmath>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -31,10 +31,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/cancel.hpp"
-#include "core/discrete.hpp"
-#include "core/noise.hpp"
-#include "core/random.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/discrete.hpp"
+#include "core/noise/noise.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core {
 
@@ -103,4 +103,4 @@ std::size_t rest_at_least_a_third_for_test(std::size_t max_equal_digits, std::si
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,11 +1,11 @@
-#include "core/gaussian_table.hpp"
+#include "core/noise/gaussian_table.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/discrete.hpp"
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/noise/discrete.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/random.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core {
 
@@ -55,4 +55,4 @@ std::shared_ptr<const GaussianTable> cached_gaussian_table(double sigma);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,11 +1,11 @@
-#include "core/lattice_planar_laplace.hpp"
+#include "core/noise/lattice_planar_laplace.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-#include "core/fast_exact_noise.hpp"
-#include "core/noise.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/noise/noise.hpp"
 
 namespace gazepriv::core {
 

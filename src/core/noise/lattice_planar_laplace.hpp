@@ -32,8 +32,8 @@
 
 #include <optional>
 
-#include "core/fast_exact_noise.hpp"
-#include "core/random.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core {
 
@@ -71,4 +71,4 @@ private:
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

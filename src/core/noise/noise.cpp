@@ -1,9 +1,9 @@
-#include "core/noise.hpp"
+#include "core/noise/noise.hpp"
 
 #include <cmath>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

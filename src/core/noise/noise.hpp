@@ -17,9 +17,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/discrete.hpp"
-#include "core/gaussian_table.hpp"
-#include "core/random.hpp"
+#include "core/noise/discrete.hpp"
+#include "core/noise/gaussian_table.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core {
 
@@ -112,4 +112,4 @@ double grid_below(double value, int bits_below);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,4 +1,4 @@
-#include "core/random.hpp"
+#include "core/noise/random.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 #include <openssl/evp.h>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core {
 

@@ -82,4 +82,4 @@ void kernel_entropy(unsigned char* out, std::size_t n);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

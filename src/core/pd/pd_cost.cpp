@@ -1,12 +1,12 @@
-#include "core/pd_cost.hpp"
+#include "core/pd/pd_cost.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/json.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/json.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core::pd {
 

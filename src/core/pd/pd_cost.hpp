@@ -24,8 +24,8 @@
 
 #include <cstddef>
 
-#include "core/pd_synthesis.hpp"
-#include "core/release_cost.hpp"
+#include "core/pd/pd_synthesis.hpp"
+#include "core/common/release_cost.hpp"
 
 namespace gazepriv::core::pd {
 
@@ -46,4 +46,4 @@ ReleaseCost synthesis_cost(const SynthesisParams& params, std::size_t features,
 
 } // namespace gazepriv::core::pd
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,4 +1,4 @@
-#include "core/pd_fixations.hpp"
+#include "core/pd/pd_fixations.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/noise.hpp"
-#include "core/pd_test.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/noise.hpp"
+#include "core/pd/pd_privacy_check.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core::pd {
 

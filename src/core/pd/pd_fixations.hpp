@@ -19,9 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/cancel.hpp"
-#include "core/random.hpp"
-#include "core/release_cost.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/random.hpp"
+#include "core/common/release_cost.hpp"
 
 namespace gazepriv::core::pd {
 
@@ -80,4 +80,4 @@ void synthesize_fixations(const FixationRows& input, const FixationParams& param
 
 } // namespace gazepriv::core::pd
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

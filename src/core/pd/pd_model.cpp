@@ -1,12 +1,12 @@
-#include "core/pd_model.hpp"
+#include "core/pd/pd_model.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/noise.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/noise.hpp"
 
 namespace gazepriv::core::pd {
 

@@ -26,7 +26,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/random.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core::pd {
 
@@ -169,4 +169,4 @@ double log_binomial(std::size_t n, std::size_t r);
 
 } // namespace gazepriv::core::pd
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,11 +1,11 @@
-#include "core/pd_test.hpp"
+#include "core/pd/pd_privacy_check.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <unordered_map>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core::pd {
 

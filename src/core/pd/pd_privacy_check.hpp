@@ -22,8 +22,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/cancel.hpp"
-#include "core/pd_model.hpp"
+#include "core/common/cancel.hpp"
+#include "core/pd/pd_model.hpp"
 
 namespace gazepriv::core::pd {
 
@@ -129,4 +129,4 @@ inline std::uint64_t mismatch_mask(const std::uint8_t* a, const std::uint8_t* b,
 
 } // namespace gazepriv::core::pd
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

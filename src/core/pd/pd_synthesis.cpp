@@ -1,4 +1,4 @@
-#include "core/pd_synthesis.hpp"
+#include "core/pd/pd_synthesis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <numeric>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/noise.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/noise.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core::pd {
 

@@ -19,10 +19,10 @@
 #include <optional>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/pd_model.hpp"
-#include "core/pd_test.hpp"
-#include "core/random.hpp"
+#include "core/common/cancel.hpp"
+#include "core/pd/pd_model.hpp"
+#include "core/pd/pd_privacy_check.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core::pd {
 
@@ -90,4 +90,4 @@ void synthesize(const FeatureRows& input, const SynthesisParams& params, Rng& rn
 
 } // namespace gazepriv::core::pd
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

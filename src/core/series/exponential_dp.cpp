@@ -1,14 +1,14 @@
-#include "core/exponential_dp.hpp"
+#include "core/series/exponential_dp.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "core/errors.hpp"
-#include "core/fast_exact_noise.hpp"
-#include "core/json.hpp"
-#include "core/noise.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/common/json.hpp"
+#include "core/noise/noise.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/random.hpp"
-#include "core/release_cost.hpp"
-#include "core/series_dataset.hpp"
-#include "core/series_release.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/random.hpp"
+#include "core/common/release_cost.hpp"
+#include "core/series/series_dataset.hpp"
+#include "core/series/series_release.hpp"
 
 namespace gazepriv::core {
 
@@ -70,4 +70,4 @@ double steil_noise(double lambda, std::size_t t_max, Rng& rng);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,4 +1,4 @@
-#include "core/real_fft.hpp"
+#include "core/series/real_fft.hpp"
 
 #include <climits>
 #include <new>
@@ -8,7 +8,7 @@
 
 #include <fftw3.h>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace gazepriv::core {
 

@@ -49,4 +49,4 @@ constexpr std::size_t kRealFftCacheSizes = 32;
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

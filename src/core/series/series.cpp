@@ -1,13 +1,13 @@
-#include "core/series.hpp"
+#include "core/series/series.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "core/errors.hpp"
-#include "core/fast_exact_noise.hpp"
-#include "core/real_fft.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/series/real_fft.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

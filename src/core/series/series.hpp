@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/noise.hpp"
-#include "core/random.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/noise.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::core {
 
@@ -71,7 +71,7 @@ inline std::size_t chunk_k(std::size_t k, std::size_t m) {
 // sqrt(m) (hi - lo), stays below the variance of a signal spread evenly over a tenth of its bounds,
 // (hi - lo)^2 / 400: k = 1 + #{j >= 1 : 800 (8j + 1) < epsilon^2}, at most `limit`. So k = 1 (the mean of
 // each block) up to epsilon = 84.8. Calibrated on public data: on the Hoppe 2018 features the
-// NMSE-optimal k was 1 for every method up to epsilon = 10 (bench/series_utility.cpp), and the
+// NMSE-optimal k was 1 for every method up to epsilon = 10 (bench/series/series_utility.cpp), and the
 // bound-filling assumption (variance (hi - lo)^2 / 4) kept a second bin at epsilon = 10 that cost utility.
 std::size_t public_k(double epsilon, std::size_t limit);
 
@@ -129,4 +129,4 @@ std::size_t k_limit(SeriesMethod method, std::size_t n, std::size_t chunk);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

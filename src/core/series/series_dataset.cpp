@@ -1,4 +1,4 @@
-#include "core/series_dataset.hpp"
+#include "core/series/series_dataset.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include <sys/mman.h>
 
-#include "core/errors.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/cancel.hpp"
+#include "core/common/cancel.hpp"
 
 namespace gazepriv::core {
 
@@ -115,4 +115,4 @@ SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Paddin
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,4 +1,4 @@
-#include "core/series_release.hpp"
+#include "core/series/series_release.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +6,12 @@
 #include <memory>
 #include <optional>
 
-#include "core/errors.hpp"
-#include "core/json.hpp"
-#include "core/fast_exact_noise.hpp"
-#include "core/noise.hpp"
-#include "core/real_fft.hpp"
-#include "core/validate.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/json.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/noise/noise.hpp"
+#include "core/series/real_fft.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 

@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/random.hpp"
-#include "core/release_cost.hpp"
-#include "core/series.hpp"
-#include "core/series_dataset.hpp"
+#include "core/common/cancel.hpp"
+#include "core/noise/random.hpp"
+#include "core/common/release_cost.hpp"
+#include "core/series/series.hpp"
+#include "core/series/series_dataset.hpp"
 
 namespace gazepriv::core {
 
@@ -111,4 +111,4 @@ double fft_rounding_l1(std::size_t m, std::size_t coordinates, double sup);
 
 } // namespace gazepriv::core
 
-#include "core/no_postgres.hpp"
+#include "core/common/no_postgres.hpp"

@@ -1,9 +1,9 @@
 #include <climits>
 #include <string>
 
-#include "core/errors.hpp"
-#include "pg/arrays.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"

@@ -2,8 +2,8 @@
 #include <cstdint>
 #include <new>
 
-#include "core/random.hpp"
-#include "pg/backend_rng.hpp"
+#include "core/noise/random.hpp"
+#include "pg/boundary/backend_rng.hpp"
 
 extern "C" {
 #include "postgres.h"

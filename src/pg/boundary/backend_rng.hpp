@@ -1,7 +1,7 @@
 // The backend's noise generator and the superuser-only test seed.
 #pragma once
 
-#include "core/random.hpp"
+#include "core/noise/random.hpp"
 
 namespace gazepriv::pg {
 

@@ -2,7 +2,7 @@
 #include <exception>
 #include <new>
 
-#include "pg/guard.hpp"
+#include "pg/boundary/guard.hpp"
 
 extern "C" {
 #include "miscadmin.h"

@@ -14,7 +14,7 @@
 #include <exception>
 #include <type_traits>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <new>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "pg/sql_source.hpp"
+#include "pg/boundary/sql_source.hpp"
 
 extern "C" {
 #include "catalog/namespace.h"

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "pg/budget.hpp"
-#include "pg/budget_message.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/budget/budget_message.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "postgres.h"

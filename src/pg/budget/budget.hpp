@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "core/release_cost.hpp"
+#include "core/common/release_cost.hpp"
 
 namespace gazepriv::pg {
 
@@ -35,7 +35,8 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost);
 std::int64_t charge_budget(const Charge& charge);
 
 // charge_budget for C++ code that has objects alive: the PostgreSQL error of a refused charge becomes a
-// PostgresError exception (pg/guard.hpp), so it unwinds through C++ frames and is raised by the guard.
+// PostgresError exception (pg/boundary/guard.hpp), so it unwinds through C++ frames and is raised by the
+// guard.
 std::int64_t charge_release(const char* dataset, const core::ReleaseCost& cost);
 
 // Registers gazepriv.charge_timeout (called from _PG_init).

@@ -2,7 +2,7 @@
 // its own and commits it durably before replying. Plain C-style code (PostgreSQL errors, no C++ objects).
 #include <cstring>
 
-#include "pg/budget_message.hpp"
+#include "pg/budget/budget_message.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -1,7 +1,7 @@
 // Reading the gazepriv.event_detector and gazepriv.viewing_geometry composite arguments.
 #pragma once
 
-#include "core/gaze_events.hpp"
+#include "core/events/gaze_events.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaze_events.hpp"
-#include "pg/gaze_detector.hpp"
-#include "pg/gaze_trace.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "core/events/gaze_events.hpp"
+#include "pg/events/gaze_detector.hpp"
+#include "pg/events/gaze_trace.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

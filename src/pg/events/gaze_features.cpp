@@ -4,13 +4,13 @@
 #include <cstring>
 #include <vector>
 
-#include "core/gaze_events.hpp"
-#include "core/gaze_features.hpp"
-#include "pg/arrays.hpp"
-#include "pg/gaze_detector.hpp"
-#include "pg/gaze_trace.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
+#include "core/events/gaze_events.hpp"
+#include "core/events/gaze_features.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/events/gaze_detector.hpp"
+#include "pg/events/gaze_trace.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"

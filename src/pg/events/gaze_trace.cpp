@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaze_trace.hpp"
-#include "pg/gaze_trace.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "core/events/gaze_trace.hpp"
+#include "pg/events/gaze_trace.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "funcapi.h"

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "core/gaze_trace.hpp"
+#include "core/events/gaze_trace.hpp"
 
 extern "C" {
 #include "postgres.h"

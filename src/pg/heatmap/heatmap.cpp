@@ -4,17 +4,17 @@
 #include <cstring>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaussian_blur.hpp"
-#include "core/heatmap_metrics.hpp"
-#include "core/heatmap_png.hpp"
-#include "core/heatmap_release.hpp"
-#include "pg/args.hpp"
-#include "pg/arrays.hpp"
-#include "pg/budget.hpp"
-#include "pg/guard.hpp"
-#include "pg/heatmap_types.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "core/heatmap/gaussian_blur.hpp"
+#include "core/heatmap/heatmap_metrics.hpp"
+#include "core/heatmap/heatmap_png.hpp"
+#include "core/heatmap/heatmap_release.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/heatmap/heatmap_types.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

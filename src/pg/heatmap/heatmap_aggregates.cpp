@@ -2,23 +2,23 @@
 // (Algorithm 1, non-private), for text and bigint participants.
 //
 // Transition and combine functions are exact and deterministic; they keep per-(participant, cell)
-// capped counts (core/gaze_counts.hpp), so partial states from parallel workers or Citus shards combine
-// exactly. They use no fn_extra cache, no fn_expr and no polymorphic arguments (Citus calls them through
-// fresh FmgrInfos). Noise is drawn in one place only, dp_heatmap's final function, which never modifies
-// the state (FINALFUNC_MODIFY = READ_ONLY) and refuses window use. PostgreSQL evaluates identical
+// capped counts (core/heatmap/heatmap_counts.hpp), so partial states from parallel workers or Citus shards
+// combine exactly. They use no fn_extra cache, no fn_expr and no polymorphic arguments (Citus calls them
+// through fresh FmgrInfos). Noise is drawn in one place only, dp_heatmap's final function, which never
+// modifies the state (FINALFUNC_MODIFY = READ_ONLY) and refuses window use. PostgreSQL evaluates identical
 // aggregate calls of one query level once: one release per distinct call.
 #include <cstring>
 
-#include "core/errors.hpp"
-#include "core/gaze_counts.hpp"
-#include "core/heatmap_release.hpp"
-#include "core/validate.hpp"
-#include "pg/arrays.hpp"
-#include "pg/budget.hpp"
-#include "pg/guard.hpp"
-#include "pg/heatmap_state.hpp"
-#include "pg/heatmap_types.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "core/heatmap/heatmap_counts.hpp"
+#include "core/heatmap/heatmap_release.hpp"
+#include "core/common/validate.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/heatmap/heatmap_state.hpp"
+#include "pg/heatmap/heatmap_types.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "utils/builtins.h"
@@ -57,19 +57,19 @@ void init_exact_map(pg::HeatmapStateObject* state, core::ParticipantKeyKind key,
     core::HeatmapSpec spec;
     spec.parameters.grid = core::make_grid(width, height, cell_size, pg::max_heatmap_cells());
     spec.parameters.cap = static_cast<std::int32_t>(core::require_range("cap", cap, 1, INT32_MAX));
-    state->counts.init(core::GazeAggregate::ExactMap, key, spec,
+    state->counts.init(core::HeatmapAggregate::ExactMap, key, spec,
                        pg::context_arena(state->header.eoh_context));
 }
 
-void init_from_spec(pg::HeatmapStateObject* state, core::GazeAggregate aggregate,
+void init_from_spec(pg::HeatmapStateObject* state, core::HeatmapAggregate aggregate,
                     core::ParticipantKeyKind key, const pg::SpecFields& fields) {
     const core::HeatmapSpec spec = pg::spec_from_fields(fields);
-    if (aggregate == core::GazeAggregate::Release)
+    if (aggregate == core::HeatmapAggregate::Release)
         core::plan_heatmap_release(spec); // every parameter error before the first row is counted
     state->counts.init(aggregate, key, spec, pg::context_arena(state->header.eoh_context));
 }
 
-bool same_spec(const core::GazeCounts& counts, const pg::SpecFields& fields) {
+bool same_spec(const core::HeatmapCounts& counts, const pg::SpecFields& fields) {
     const core::HeatmapSpec spec = pg::spec_from_fields(fields);
     const core::HeatmapSpec mine = counts.spec();
     return spec.parameters == mine.parameters && spec.dataset == mine.dataset;
@@ -109,7 +109,7 @@ bool same_spec_image(const pg::HeatmapStateObject* state, const struct varlena* 
 
 // Gets or creates the state and checks that this row's parameters are the group's. `state` is our own
 // read-write state when the caller found one (then no aggregate context is needed), else nullptr.
-pg::HeatmapStateObject* state_for_row(FunctionCallInfo fcinfo, core::GazeAggregate aggregate,
+pg::HeatmapStateObject* state_for_row(FunctionCallInfo fcinfo, core::HeatmapAggregate aggregate,
                                       core::ParticipantKeyKind key, pg::HeatmapStateObject* state,
                                       const char* name) {
     MemoryContext context = nullptr;
@@ -118,7 +118,7 @@ pg::HeatmapStateObject* state_for_row(FunctionCallInfo fcinfo, core::GazeAggrega
         if (!PG_ARGISNULL(0))
             state = pg::writable_heatmap_state(PG_GETARG_DATUM(0), context);
     }
-    if (aggregate == core::GazeAggregate::ExactMap) {
+    if (aggregate == core::HeatmapAggregate::ExactMap) {
         const int nargs = PG_NARGS();
         const char* names[] = {"width", "height", "cap", "cell_size"};
         std::int64_t values[4] = {0, 0, 0, 1};
@@ -181,7 +181,7 @@ std::uint64_t text_key(pg::HeatmapStateObject* state, const struct varlena* part
     return key;
 }
 
-Datum transition(FunctionCallInfo fcinfo, core::GazeAggregate aggregate, core::ParticipantKeyKind key,
+Datum transition(FunctionCallInfo fcinfo, core::HeatmapAggregate aggregate, core::ParticipantKeyKind key,
                  const char* name) {
     if (PG_ARGISNULL(1)) { // rows without a participant are ignored
         aggregate_context_or_error(fcinfo, name);
@@ -191,7 +191,7 @@ Datum transition(FunctionCallInfo fcinfo, core::GazeAggregate aggregate, core::P
     }
     // The common case, every row after a group's first: our state, parameters unchanged.
     pg::HeatmapStateObject* state = PG_ARGISNULL(0) ? nullptr : pg::own_heatmap_state(PG_GETARG_DATUM(0));
-    if (state == nullptr || aggregate == core::GazeAggregate::ExactMap || PG_ARGISNULL(4) ||
+    if (state == nullptr || aggregate == core::HeatmapAggregate::ExactMap || PG_ARGISNULL(4) ||
         !same_spec_image(state, packed_varlena(PG_GETARG_DATUM(4))))
         state = state_for_row(fcinfo, aggregate, key, state, name);
     std::uint64_t participant_key;
@@ -206,13 +206,13 @@ Datum transition(FunctionCallInfo fcinfo, core::GazeAggregate aggregate, core::P
     PG_RETURN_DATUM(pg::heatmap_state_datum(state));
 }
 
-double observers_of(const core::GazeCounts& counts) {
+double observers_of(const core::HeatmapCounts& counts) {
     const std::int64_t observers = counts.parameters().observers;
     return observers != 0 ? static_cast<double>(observers) : static_cast<double>(counts.participants());
 }
 
 // The release: plan (the cost), exact sums, noise, blur. Fills `out` with plain values only.
-void release(const core::GazeCounts& counts, pg::HeatmapFields* out) {
+void release(const core::HeatmapCounts& counts, pg::HeatmapFields* out) {
     const core::HeatmapReleasePlan plan = core::plan_heatmap_release(counts.spec());
     if (counts.spec().dataset) // charged once per released group, before any noise is drawn
         pg::charge_release(counts.spec().dataset->c_str(), plan.cost);
@@ -223,7 +223,7 @@ void release(const core::GazeCounts& counts, pg::HeatmapFields* out) {
     pg::release_into(plan, sums, observers_of(counts), out);
 }
 
-void exact_map(const core::GazeCounts& counts, pg::HeatmapFields* out) {
+void exact_map(const core::HeatmapCounts& counts, pg::HeatmapFields* out) {
     const core::GazeGrid& grid = counts.parameters().grid;
     const std::size_t cells = static_cast<std::size_t>(grid.cells());
     ArrayType* values = pg::new_float8_array(cells);
@@ -239,7 +239,7 @@ void exact_map(const core::GazeCounts& counts, pg::HeatmapFields* out) {
     out->cap = counts.parameters().cap;
 }
 
-std::int64_t best_cap(const core::GazeCounts& counts) {
+std::int64_t best_cap(const core::HeatmapCounts& counts) {
     const double n = observers_of(counts);
     return core::optimal_cap(
                counts.spec(), n, counts.max_count(kCancel),
@@ -247,9 +247,9 @@ std::int64_t best_cap(const core::GazeCounts& counts) {
         .cap;
 }
 
-const core::GazeCounts* final_state(FunctionCallInfo fcinfo, core::GazeCounts* scratch,
-                                    core::GazeAggregate expected) {
-    const core::GazeCounts* counts = pg::readable_heatmap_state(PG_GETARG_DATUM(0), scratch);
+const core::HeatmapCounts* final_state(FunctionCallInfo fcinfo, core::HeatmapCounts* scratch,
+                                       core::HeatmapAggregate expected) {
+    const core::HeatmapCounts* counts = pg::readable_heatmap_state(PG_GETARG_DATUM(0), scratch);
     if (counts->aggregate() != expected)
         throw core::InvalidArgument("the heatmap state was made by a different aggregate");
     return counts;
@@ -258,28 +258,32 @@ const core::GazeCounts* final_state(FunctionCallInfo fcinfo, core::GazeCounts* s
 } // namespace
 
 GAZEPRIV_FUNCTION(_gaze_map_sfunc_text) {
-    return transition(fcinfo, core::GazeAggregate::ExactMap, core::ParticipantKeyKind::TextHash, "gaze_map");
+    return transition(fcinfo, core::HeatmapAggregate::ExactMap, core::ParticipantKeyKind::TextHash,
+                      "gaze_map");
 }
 
 GAZEPRIV_FUNCTION(_gaze_map_sfunc_bigint) {
-    return transition(fcinfo, core::GazeAggregate::ExactMap, core::ParticipantKeyKind::Integer, "gaze_map");
+    return transition(fcinfo, core::HeatmapAggregate::ExactMap, core::ParticipantKeyKind::Integer,
+                      "gaze_map");
 }
 
 GAZEPRIV_FUNCTION(_dp_heatmap_sfunc_text) {
-    return transition(fcinfo, core::GazeAggregate::Release, core::ParticipantKeyKind::TextHash, "dp_heatmap");
+    return transition(fcinfo, core::HeatmapAggregate::Release, core::ParticipantKeyKind::TextHash,
+                      "dp_heatmap");
 }
 
 GAZEPRIV_FUNCTION(_dp_heatmap_sfunc_bigint) {
-    return transition(fcinfo, core::GazeAggregate::Release, core::ParticipantKeyKind::Integer, "dp_heatmap");
+    return transition(fcinfo, core::HeatmapAggregate::Release, core::ParticipantKeyKind::Integer,
+                      "dp_heatmap");
 }
 
 GAZEPRIV_FUNCTION(_optimal_cap_sfunc_text) {
-    return transition(fcinfo, core::GazeAggregate::OptimalCap, core::ParticipantKeyKind::TextHash,
+    return transition(fcinfo, core::HeatmapAggregate::OptimalCap, core::ParticipantKeyKind::TextHash,
                       "optimal_cap");
 }
 
 GAZEPRIV_FUNCTION(_optimal_cap_sfunc_bigint) {
-    return transition(fcinfo, core::GazeAggregate::OptimalCap, core::ParticipantKeyKind::Integer,
+    return transition(fcinfo, core::HeatmapAggregate::OptimalCap, core::ParticipantKeyKind::Integer,
                       "optimal_cap");
 }
 
@@ -287,8 +291,8 @@ GAZEPRIV_FUNCTION(_optimal_cap_sfunc_bigint) {
 GAZEPRIV_FUNCTION(_heatmap_combine) {
     MemoryContext context = aggregate_context_or_error(fcinfo, "heatmap combine");
     pg::HeatmapStateObject* state = pg::writable_heatmap_state(PG_GETARG_DATUM(0), context);
-    core::GazeCounts scratch;
-    const core::GazeCounts* other = pg::readable_heatmap_state(PG_GETARG_DATUM(1), &scratch);
+    core::HeatmapCounts scratch;
+    const core::HeatmapCounts* other = pg::readable_heatmap_state(PG_GETARG_DATUM(1), &scratch);
     state->counts.merge(*other, kCancel);
     state->flat_valid = false;
     PG_RETURN_DATUM(pg::heatmap_state_datum(state));
@@ -296,8 +300,8 @@ GAZEPRIV_FUNCTION(_heatmap_combine) {
 
 GAZEPRIV_FUNCTION(_gaze_map_final) {
     reject_window_use(fcinfo, "gaze_map");
-    core::GazeCounts scratch;
-    const core::GazeCounts* counts = final_state(fcinfo, &scratch, core::GazeAggregate::ExactMap);
+    core::HeatmapCounts scratch;
+    const core::HeatmapCounts* counts = final_state(fcinfo, &scratch, core::HeatmapAggregate::ExactMap);
     pg::HeatmapFields out;
     exact_map(*counts, &out);
     return pg::heatmap_datum(fcinfo, out);
@@ -305,8 +309,8 @@ GAZEPRIV_FUNCTION(_gaze_map_final) {
 
 GAZEPRIV_FUNCTION(_dp_heatmap_final) {
     reject_window_use(fcinfo, "dp_heatmap");
-    core::GazeCounts scratch;
-    const core::GazeCounts* counts = final_state(fcinfo, &scratch, core::GazeAggregate::Release);
+    core::HeatmapCounts scratch;
+    const core::HeatmapCounts* counts = final_state(fcinfo, &scratch, core::HeatmapAggregate::Release);
     pg::HeatmapFields out;
     release(*counts, &out);
     return pg::heatmap_datum(fcinfo, out);
@@ -314,7 +318,7 @@ GAZEPRIV_FUNCTION(_dp_heatmap_final) {
 
 GAZEPRIV_FUNCTION(_optimal_cap_final) {
     reject_window_use(fcinfo, "optimal_cap");
-    core::GazeCounts scratch;
-    const core::GazeCounts* counts = final_state(fcinfo, &scratch, core::GazeAggregate::OptimalCap);
+    core::HeatmapCounts scratch;
+    const core::HeatmapCounts* counts = final_state(fcinfo, &scratch, core::HeatmapAggregate::OptimalCap);
     PG_RETURN_INT32(static_cast<std::int32_t>(best_cap(*counts)));
 }

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "pg/guard.hpp"
-#include "pg/heatmap_state.hpp"
+#include "core/common/errors.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/heatmap/heatmap_state.hpp"
 
 extern "C" {
 #include "common/base64.h"
@@ -70,7 +70,7 @@ HeatmapStateObject* our_expanded_state(Datum value) {
 
 // Validates a flat state's bytes (throws CorruptData), without keeping anything.
 void validate_flat(const std::uint8_t* bytes, std::size_t size) {
-    core::GazeCounts scratch;
+    core::HeatmapCounts scratch;
     scratch.deserialize(bytes, size, context_arena(CurrentMemoryContext), kCancel);
     scratch.release_memory();
 }
@@ -128,7 +128,7 @@ HeatmapStateObject* writable_heatmap_state(Datum value, MemoryContext aggregate_
     return state;
 }
 
-const core::GazeCounts* readable_heatmap_state(Datum value, core::GazeCounts* scratch) {
+const core::HeatmapCounts* readable_heatmap_state(Datum value, core::HeatmapCounts* scratch) {
     if (HeatmapStateObject* state = our_expanded_state(value))
         return &state->counts;
     struct varlena* flat = PG_DETOAST_DATUM(value);

@@ -1,18 +1,18 @@
 // The SQL type gazepriv.heatmap_state: the transition state of the heatmap aggregates.
 //
 // Flat form (what parallel workers and Citus shards ship, what text input/output encode): a varlena
-// holding GazeCounts' versioned binary serialization; text is its base64. Input validates everything
+// holding HeatmapCounts' versioned binary serialization; text is its base64. Input validates everything
 // (checksum, structure, ranges), so a corrupted state is an error (XX001), never a crash.
 //
 // In memory, while rows are added, the state is a PostgreSQL expanded object (a read-write pointer to
-// a GazeCounts in its own memory context, a child of the aggregate's context), so the transition
+// a HeatmapCounts in its own memory context, a child of the aggregate's context), so the transition
 // function updates it in place instead of copying a growing value for every row. PostgreSQL and Citus
 // adopt such a pointer without copying (nodeAgg's and Citus' HandleTransition check
 // DatumIsReadWriteExpandedObject and the context's parent); wherever a flat value is needed, PostgreSQL
 // flattens it through the callbacks below.
 #pragma once
 
-#include "core/gaze_counts.hpp"
+#include "core/heatmap/heatmap_counts.hpp"
 
 extern "C" {
 #include "postgres.h"
@@ -24,7 +24,7 @@ namespace gazepriv::pg {
 
 struct HeatmapStateObject {
     ExpandedObjectHeader header; // first: PostgreSQL's view of the object
-    core::GazeCounts counts;
+    core::HeatmapCounts counts;
     // The spec argument's bytes on the first row (Release and OptimalCap), to notice a spec that changes
     // between rows of one group.
     char* spec_image;
@@ -64,7 +64,7 @@ HeatmapStateObject* writable_heatmap_state(Datum value, MemoryContext aggregate_
 
 // Read-only access: the expanded object's counts, or `scratch` filled from the flat form (validated,
 // allocated in the current memory context).
-const core::GazeCounts* readable_heatmap_state(Datum value, core::GazeCounts* scratch);
+const core::HeatmapCounts* readable_heatmap_state(Datum value, core::HeatmapCounts* scratch);
 
 inline Datum heatmap_state_datum(HeatmapStateObject* state) {
     return EOHPGetRWDatum(&state->header);

@@ -2,11 +2,11 @@
 #include <limits>
 #include <string>
 
-#include "core/errors.hpp"
-#include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/guard.hpp"
-#include "pg/heatmap_types.hpp"
+#include "core/common/errors.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/heatmap/heatmap_types.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

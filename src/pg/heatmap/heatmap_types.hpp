@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "core/heatmap_release.hpp"
-#include "core/heatmap_spec.hpp"
+#include "core/heatmap/heatmap_release.hpp"
+#include "core/heatmap/heatmap_spec.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -1,17 +1,17 @@
 // Kalepsilonido in batch: kaleido(t_ms[], x[], y[], parameters) releases one stream, and kaleido_cost shows
 // what a release costs. The live trigger is in kaleido_live.cpp; both read parameters through
-// kaleido_args.hpp and run the same core (core/kaleido.hpp).
+// kaleido_args.hpp and run the same core (core/kaleido/kaleido.hpp).
 #include <cmath>
 #include <cstdint>
 
-#include "core/errors.hpp"
-#include "core/kaleido.hpp"
-#include "core/release_cost.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/budget.hpp"
-#include "pg/guard.hpp"
-#include "pg/kaleido_args.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "core/kaleido/kaleido.hpp"
+#include "core/common/release_cost.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/kaleido/kaleido_args.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "postgres.h"

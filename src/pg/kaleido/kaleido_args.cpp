@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/kaleido.hpp"
-#include "pg/kaleido_args.hpp"
+#include "core/common/errors.hpp"
+#include "core/kaleido/kaleido.hpp"
+#include "pg/kaleido/kaleido_args.hpp"
 
 namespace gazepriv::pg {
 

@@ -1,7 +1,7 @@
 // Kalepsilonido parameters as SQL functions and the live trigger receive them.
 #pragma once
 
-#include "core/kaleido.hpp"
+#include "core/kaleido/kaleido.hpp"
 
 extern "C" {
 #include "postgres.h"

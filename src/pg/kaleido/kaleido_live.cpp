@@ -19,12 +19,12 @@
 #include <string>
 #include <type_traits>
 
-#include "core/errors.hpp"
-#include "core/kaleido.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/guard.hpp"
-#include "pg/kaleido_args.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "core/kaleido/kaleido.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/kaleido/kaleido_args.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/demographics.hpp"
-#include "pg/guard.hpp"
-#include "pg/k_anonymity_cost.hpp"
-#include "pg/memory.hpp"
-#include "pg/sql_source.hpp"
+#include "core/kanon/demographics.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/kanon/k_anonymity_cost.hpp"
+#include "pg/boundary/memory.hpp"
+#include "pg/boundary/sql_source.hpp"
 
 extern "C" {
 #include "postgres.h"

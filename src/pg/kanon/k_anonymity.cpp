@@ -1,7 +1,7 @@
 // SQL: k_anonymity_classes(source, columns): the equivalence classes of a source over the given columns
 // (rows with equal values, compared as text) and their sizes; k_anonymity() is their smallest size.
-#include "pg/guard.hpp"
-#include "pg/sql_source.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/sql_source.hpp"
 
 extern "C" {
 #include "postgres.h"

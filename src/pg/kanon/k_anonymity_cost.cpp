@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "core/k_anonymity_cost.hpp"
-#include "pg/guard.hpp"
-#include "pg/k_anonymity_cost.hpp"
+#include "core/kanon/k_anonymity_cost.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/kanon/k_anonymity_cost.hpp"
 
 extern "C" {
 #include "postgres.h"

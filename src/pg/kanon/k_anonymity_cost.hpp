@@ -2,7 +2,7 @@
 // read), and the text[] arguments they take. Call with no C++ object alive: they can raise PostgreSQL errors.
 #pragma once
 
-#include "pg/budget.hpp"
+#include "pg/budget/budget.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -5,13 +5,13 @@
 #include <cstring>
 #include <vector>
 
-#include "core/k_same.hpp"
-#include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/guard.hpp"
-#include "pg/k_anonymity_cost.hpp"
-#include "pg/memory.hpp"
-#include "pg/sql_source.hpp"
+#include "core/kanon/k_same.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/kanon/k_anonymity_cost.hpp"
+#include "pg/boundary/memory.hpp"
+#include "pg/boundary/sql_source.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -1,7 +1,7 @@
 // SQL wrappers of the calibration and accounting formulas (IMMUTABLE: pure math, no data, no noise).
-#include "core/calibration.hpp"
-#include "pg/args.hpp"
-#include "pg/guard.hpp"
+#include "core/noise/calibration.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/guard.hpp"
 
 using namespace gazepriv;
 

@@ -2,13 +2,13 @@
 // None of them charges a privacy budget: the caller accounts for what it releases.
 #include <cstdint>
 
-#include "core/calibration.hpp"
-#include "core/discrete.hpp"
-#include "core/noise.hpp"
-#include "pg/args.hpp"
-#include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/guard.hpp"
+#include "core/noise/calibration.hpp"
+#include "core/noise/discrete.hpp"
+#include "core/noise/noise.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/boundary/guard.hpp"
 
 using namespace gazepriv;
 

@@ -11,18 +11,18 @@
 #include <cstring>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/pd_cost.hpp"
-#include "core/pd_synthesis.hpp"
-#include "core/pd_test.hpp"
-#include "core/validate.hpp"
-#include "pg/args.hpp"
-#include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/budget.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
-#include "pg/pd_source.hpp"
+#include "core/common/errors.hpp"
+#include "core/pd/pd_cost.hpp"
+#include "core/pd/pd_synthesis.hpp"
+#include "core/pd/pd_privacy_check.hpp"
+#include "core/common/validate.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
+#include "pg/pd/pd_source.hpp"
 
 extern "C" {
 #include "postgres.h"

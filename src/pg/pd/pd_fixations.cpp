@@ -1,16 +1,16 @@
-// pd_synthesize_fixations: event-synth-PD for fixations (core/pd_fixations.hpp) over a relation of fixation
-// parameters (participant, task, fixation, mu_x, mu_y, sigma_x, sigma_y, samples).
+// pd_synthesize_fixations: event-synth-PD for fixations (core/pd/pd_fixations.hpp) over a relation of
+// fixation parameters (participant, task, fixation, mu_x, mu_y, sigma_x, sigma_y, samples).
 #include <cstdint>
 #include <cstring>
 
-#include "core/pd_fixations.hpp"
-#include "pg/args.hpp"
-#include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/budget.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
-#include "pg/pd_source.hpp"
+#include "core/pd/pd_fixations.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
+#include "pg/pd/pd_source.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pg/memory.hpp"
-#include "pg/pd_source.hpp"
+#include "pg/boundary/memory.hpp"
+#include "pg/pd/pd_source.hpp"
 
 extern "C" {
 #include "postgres.h"

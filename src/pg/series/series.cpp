@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/series.hpp"
-#include "pg/args.hpp"
-#include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
+#include "core/common/errors.hpp"
+#include "core/series/series.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/exponential_dp.hpp"
-#include "core/series_release.hpp"
-#include "pg/args.hpp"
-#include "pg/arrays.hpp"
-#include "pg/backend_rng.hpp"
-#include "pg/budget.hpp"
-#include "pg/guard.hpp"
-#include "pg/memory.hpp"
-#include "pg/series_source.hpp"
+#include "core/common/errors.hpp"
+#include "core/series/exponential_dp.hpp"
+#include "core/series/series_release.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/arrays.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
+#include "pg/series/series_source.hpp"
 
 extern "C" {
 #include "postgres.h"

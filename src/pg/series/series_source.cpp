@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "pg/series_source.hpp"
+#include "pg/series/series_source.hpp"
 
 extern "C" {
 #include "postgres.h"

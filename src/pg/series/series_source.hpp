@@ -6,11 +6,11 @@
 //  - long form: <participant_column>, [recording | task], feature, t | window, value.
 // Any column type that casts to text (keys), float8 (t, value) or float8[] (features) works. Rows whose
 // participant, recording, feature or t is NULL (or t not finite) cannot be placed and are dropped; NULL
-// values and array elements are missing values (see core/series_dataset.hpp). Errors are raised with
+// values and array elements are missing values (see core/series/series_dataset.hpp). Errors are raised with
 // ereport: call this with no C++ object alive.
 #pragma once
 
-#include "core/series_dataset.hpp"
+#include "core/series/series_dataset.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/cancel.hpp"
+#include "core/common/cancel.hpp"
 
 using gazepriv::core::CancelCheck;
 using gazepriv::core::Cancelled;

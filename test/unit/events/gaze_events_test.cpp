@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaze_events.hpp"
+#include "core/common/errors.hpp"
+#include "core/events/gaze_events.hpp"
 
 using namespace gazepriv::core;
 

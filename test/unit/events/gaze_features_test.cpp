@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaze_features.hpp"
-#include "core/random.hpp"
+#include "core/common/errors.hpp"
+#include "core/events/gaze_features.hpp"
+#include "core/noise/random.hpp"
 
 using namespace gazepriv::core;
 

@@ -4,8 +4,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/random.hpp"
-#include "core/velocity_profile.hpp"
+#include "core/noise/random.hpp"
+#include "core/events/velocity_profile.hpp"
 
 using namespace gazepriv::core;
 

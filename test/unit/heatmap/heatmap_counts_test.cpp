@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaze_counts.hpp"
+#include "core/common/errors.hpp"
+#include "core/heatmap/heatmap_counts.hpp"
 
 using namespace gazepriv::core;
 
@@ -23,8 +23,8 @@ HeatmapSpec spec_for(std::int32_t width, std::int32_t height, std::int32_t cell_
 }
 
 struct Counts {
-    GazeCounts c;
-    Counts(const HeatmapSpec& spec, GazeAggregate aggregate = GazeAggregate::ExactMap) {
+    HeatmapCounts c;
+    Counts(const HeatmapSpec& spec, HeatmapAggregate aggregate = HeatmapAggregate::ExactMap) {
         c.init(aggregate, ParticipantKeyKind::Integer, spec, MemoryArena::heap());
     }
     ~Counts() { c.release_memory(); }
@@ -91,7 +91,7 @@ TEST(GazeGrid, CellsDropPointsOutsideNaNAndInfinity) {
     EXPECT_NO_THROW(make_grid(100, 100, 1, 10000));
 }
 
-TEST(GazeCounts, CapsEachParticipantsCountPerCell) {
+TEST(HeatmapCounts, CapsEachParticipantsCountPerCell) {
     Counts c(spec_for(4, 4, 1, 2));
     for (int i = 0; i < 5; ++i)
         c.add(1, 0.5, 0.5); // 5 points, capped at 2
@@ -105,7 +105,7 @@ TEST(GazeCounts, CapsEachParticipantsCountPerCell) {
     EXPECT_EQ(c.c.max_count(CancelCheck()), 2u);
 }
 
-TEST(GazeCounts, MatchesBruteForceAcrossCompactions) {
+TEST(HeatmapCounts, MatchesBruteForceAcrossCompactions) {
     for (std::int32_t cap : {1, 2, 7}) {
         const HeatmapSpec spec = spec_for(37, 23, 2, cap);
         const auto points = random_points(400000, 50, 37, 23, 7 + cap);
@@ -116,7 +116,7 @@ TEST(GazeCounts, MatchesBruteForceAcrossCompactions) {
     }
 }
 
-TEST(GazeCounts, MatchesBruteForceWithThreeDigitSortKeys) {
+TEST(HeatmapCounts, MatchesBruteForceWithThreeDigitSortKeys) {
     // 1500 x 900 cells (21 bits) and 50 participants (6 bits): the radix sort takes three 9-bit digits.
     for (std::int32_t cap : {1, 3}) {
         const HeatmapSpec spec = spec_for(1500, 900, 1, cap);
@@ -131,7 +131,7 @@ TEST(GazeCounts, MatchesBruteForceWithThreeDigitSortKeys) {
     }
 }
 
-TEST(GazeCounts, MergingSplitStatesIsExact) {
+TEST(HeatmapCounts, MergingSplitStatesIsExact) {
     // A participant's points split over several partial states (parallel workers, Citus shards): the merged
     // state equals the single one, byte for byte, although each part alone saturates differently.
     for (std::int32_t cap : {1, 3}) {
@@ -166,7 +166,7 @@ TEST(GazeCounts, MergingSplitStatesIsExact) {
     }
 }
 
-TEST(GazeCounts, DeserializedStatesMergeLinearlyAndStayUsable) {
+TEST(HeatmapCounts, DeserializedStatesMergeLinearlyAndStayUsable) {
     // States that come back from workers or shards are canonical (participants in key order): they merge in
     // one linear pass, including participants only one side has, and the result still accepts points.
     const HeatmapSpec spec = spec_for(12, 9, 1, 2);
@@ -181,7 +181,7 @@ TEST(GazeCounts, DeserializedStatesMergeLinearlyAndStayUsable) {
         parts[(points[i].participant % 5 == 0) ? 0 : (i % 3)]->add(points[i].participant, points[i].x,
                                                                    points[i].y);
     }
-    std::vector<GazeCounts> back(3);
+    std::vector<HeatmapCounts> back(3);
     for (int k = 0; k < 3; ++k) {
         const auto bytes = parts[k]->c.serialize(CancelCheck());
         back[k].deserialize(bytes.data(), bytes.size(), MemoryArena::heap(), CancelCheck());
@@ -199,7 +199,7 @@ TEST(GazeCounts, DeserializedStatesMergeLinearlyAndStayUsable) {
         b.release_memory();
 }
 
-TEST(GazeCounts, SameIntegerParticipantInTwoStatesIsOneParticipant) {
+TEST(HeatmapCounts, SameIntegerParticipantInTwoStatesIsOneParticipant) {
     const HeatmapSpec spec = spec_for(2, 1, 1, 1);
     Counts a(spec), b(spec);
     a.add(42, 0.5, 0.5);
@@ -210,13 +210,13 @@ TEST(GazeCounts, SameIntegerParticipantInTwoStatesIsOneParticipant) {
     EXPECT_EQ(a.sums(), (std::vector<std::int64_t>{1, 1}));
 }
 
-TEST(GazeCounts, MergeRefusesDifferentParameters) {
+TEST(HeatmapCounts, MergeRefusesDifferentParameters) {
     Counts a(spec_for(4, 4, 1, 1)), b(spec_for(4, 4, 1, 2)), c(spec_for(4, 4, 2, 1));
     EXPECT_THROW(a.c.merge(b.c, CancelCheck()), InvalidArgument);
     EXPECT_THROW(a.c.merge(c.c, CancelCheck()), InvalidArgument);
 }
 
-TEST(GazeCounts, MemoryGrowsWithDistinctPairsNotPoints) {
+TEST(HeatmapCounts, MemoryGrowsWithDistinctPairsNotPoints) {
     Counts c(spec_for(1000, 1000, 1, 5));
     for (int i = 0; i < 2000000; ++i)
         c.add(static_cast<std::uint64_t>(i % 10), 10.5 + i % 7, 20.5); // 70 distinct pairs
@@ -224,18 +224,18 @@ TEST(GazeCounts, MemoryGrowsWithDistinctPairsNotPoints) {
     EXPECT_LT(c.c.memory_bytes(), std::size_t{2} << 20); // not 2 M points, not 10 x 10^6 cells
 }
 
-TEST(GazeCounts, SerializationRoundTripsAndValidates) {
+TEST(HeatmapCounts, SerializationRoundTripsAndValidates) {
     HeatmapSpec spec = spec_for(20, 10, 1, 2);
     spec.parameters.mechanism = HeatmapMechanism::Gaussian;
     spec.parameters.epsilon = 1;
     spec.parameters.delta = 1e-5;
     spec.dataset = "study \"A\"";
-    Counts c(spec, GazeAggregate::Release);
+    Counts c(spec, HeatmapAggregate::Release);
     for (const Point& p : random_points(5000, 13, 20, 10, 3))
         c.add(p.participant, p.x, p.y);
     c.c.participant(999); // a participant without points
     const std::vector<std::uint8_t> bytes = c.c.serialize(CancelCheck());
-    GazeCounts back;
+    HeatmapCounts back;
     back.deserialize(bytes.data(), bytes.size(), MemoryArena::heap(), CancelCheck());
     EXPECT_TRUE(back.compatible(c.c));
     EXPECT_EQ(back.participants(), c.c.participants());
@@ -250,17 +250,17 @@ TEST(GazeCounts, SerializationRoundTripsAndValidates) {
     for (std::size_t i = 0; i < bytes.size(); ++i) {
         std::vector<std::uint8_t> bad = bytes;
         bad[i] ^= static_cast<std::uint8_t>(1u << (i % 8));
-        GazeCounts g;
+        HeatmapCounts g;
         EXPECT_THROW(g.deserialize(bad.data(), bad.size(), MemoryArena::heap(), CancelCheck()), CorruptData)
             << i;
     }
     for (std::size_t n = 0; n < bytes.size(); n += 7) {
-        GazeCounts g;
+        HeatmapCounts g;
         EXPECT_THROW(g.deserialize(bytes.data(), n, MemoryArena::heap(), CancelCheck()), CorruptData) << n;
     }
 }
 
-TEST(GazeCounts, StructurallyInvalidStatesAreRejectedEvenWithAValidChecksum) {
+TEST(HeatmapCounts, StructurallyInvalidStatesAreRejectedEvenWithAValidChecksum) {
     // Rebuild a valid blob's checksum after changing it: the structure checks must still refuse it.
     Counts c(spec_for(8, 8, 1, 1));
     c.add(1, 0.5, 0.5);
@@ -290,16 +290,16 @@ TEST(GazeCounts, StructurallyInvalidStatesAreRejectedEvenWithAValidChecksum) {
     with(first_count - 1, 99); // cell outside the 8 x 8 grid
     with(header + 4, 9);       // pair count disagrees
     for (const auto& b : bad) {
-        GazeCounts g;
+        HeatmapCounts g;
         EXPECT_THROW(g.deserialize(b.data(), b.size(), MemoryArena::heap(), CancelCheck()), CorruptData);
     }
-    GazeCounts ok;
+    HeatmapCounts ok;
     const std::vector<std::uint8_t> same = reseal(bytes);
     EXPECT_NO_THROW(ok.deserialize(same.data(), same.size(), MemoryArena::heap(), CancelCheck()));
     ok.release_memory();
 }
 
-TEST(GazeCounts, TextKeysAreStableAcrossPlatforms) {
+TEST(HeatmapCounts, TextKeysAreStableAcrossPlatforms) {
     // Fixed values: every node of a cluster must map a participant to the same key.
     EXPECT_EQ(text_participant_key("", 0), text_participant_key("", 0));
     EXPECT_NE(text_participant_key("00", 2), text_participant_key("01", 2));

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaussian_blur.hpp"
-#include "core/heatmap_metrics.hpp"
-#include "core/heatmap_png.hpp"
+#include "core/common/errors.hpp"
+#include "core/heatmap/gaussian_blur.hpp"
+#include "core/heatmap/heatmap_metrics.hpp"
+#include "core/heatmap/heatmap_png.hpp"
 
 using namespace gazepriv::core;
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/heatmap_release.hpp"
+#include "core/common/errors.hpp"
+#include "core/heatmap/heatmap_release.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/kaleido.hpp"
-#include "core/lattice_planar_laplace.hpp"
+#include "core/common/errors.hpp"
+#include "core/kaleido/kaleido.hpp"
+#include "core/noise/lattice_planar_laplace.hpp"
 
 using namespace gazepriv::core;
 

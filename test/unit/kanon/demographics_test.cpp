@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/demographics.hpp"
-#include "core/errors.hpp"
+#include "core/kanon/demographics.hpp"
+#include "core/common/errors.hpp"
 #include "invalid_argument.hpp"
-#include "core/k_anonymity_cost.hpp"
-#include "core/random.hpp"
+#include "core/kanon/k_anonymity_cost.hpp"
+#include "core/noise/random.hpp"
 
 using namespace gazepriv::core;
 using gazepriv::test::invalid_argument_message;

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
+#include "core/common/errors.hpp"
 #include "invalid_argument.hpp"
-#include "core/k_anonymity_cost.hpp"
-#include "core/k_same.hpp"
+#include "core/kanon/k_anonymity_cost.hpp"
+#include "core/kanon/k_same.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <string>
 
-#include "core/calibration.hpp"
-#include "core/errors.hpp"
+#include "core/noise/calibration.hpp"
+#include "core/common/errors.hpp"
 #include "invalid_argument.hpp"
-#include "core/validate.hpp"
+#include "core/common/validate.hpp"
 
 using namespace gazepriv::core;
 using gazepriv::test::invalid_argument_message;

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "core/calibration.hpp"
-#include "core/discrete_gaussian_calibration.hpp"
-#include "core/errors.hpp"
-#include "core/gaussian_table.hpp"
+#include "core/noise/calibration.hpp"
+#include "core/noise/discrete_gaussian_calibration.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/gaussian_table.hpp"
 
 using namespace gazepriv::core;
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/discrete.hpp"
-#include "core/errors.hpp"
+#include "core/noise/discrete.hpp"
+#include "core/common/errors.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

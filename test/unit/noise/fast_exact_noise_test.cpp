@@ -3,10 +3,10 @@
 #include <cmath>
 #include <vector>
 
-#include "core/discrete.hpp"
-#include "core/errors.hpp"
-#include "core/fast_exact_noise.hpp"
-#include "core/noise.hpp"
+#include "core/noise/discrete.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/fast_exact_noise.hpp"
+#include "core/noise/noise.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

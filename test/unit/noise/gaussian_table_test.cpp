@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/gaussian_table.hpp"
-#include "core/noise.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/gaussian_table.hpp"
+#include "core/noise/noise.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

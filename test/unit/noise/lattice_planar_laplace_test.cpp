@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/lattice_planar_laplace.hpp"
+#include "core/noise/lattice_planar_laplace.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/noise.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/noise.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

@@ -3,7 +3,7 @@
 #include <set>
 #include <vector>
 
-#include "core/random.hpp"
+#include "core/noise/random.hpp"
 #include "stats.hpp"
 
 using gazepriv::core::Rng;

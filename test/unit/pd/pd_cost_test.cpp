@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/pd_cost.hpp"
+#include "core/common/errors.hpp"
+#include "core/pd/pd_cost.hpp"
 
 using namespace gazepriv::core;
 using namespace gazepriv::core::pd;

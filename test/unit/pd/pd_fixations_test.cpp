@@ -6,8 +6,8 @@
 #include <set>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/pd_fixations.hpp"
+#include "core/common/errors.hpp"
+#include "core/pd/pd_fixations.hpp"
 
 using namespace gazepriv::core;
 using namespace gazepriv::core::pd;

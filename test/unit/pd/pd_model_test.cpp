@@ -4,9 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/pd_model.hpp"
-#include "core/pd_test.hpp"
+#include "core/common/errors.hpp"
+#include "core/pd/pd_model.hpp"
+#include "core/pd/pd_privacy_check.hpp"
 
 using namespace gazepriv::core;
 using namespace gazepriv::core::pd;

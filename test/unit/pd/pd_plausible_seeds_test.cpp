@@ -7,10 +7,10 @@
 #include <set>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/pd_model.hpp"
-#include "core/pd_synthesis.hpp"
-#include "core/pd_test.hpp"
+#include "core/common/errors.hpp"
+#include "core/pd/pd_model.hpp"
+#include "core/pd/pd_synthesis.hpp"
+#include "core/pd/pd_privacy_check.hpp"
 
 using namespace gazepriv::core;
 using namespace gazepriv::core::pd;

@@ -4,9 +4,9 @@
 #include <complex>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/random.hpp"
-#include "core/real_fft.hpp"
+#include "core/common/errors.hpp"
+#include "core/noise/random.hpp"
+#include "core/series/real_fft.hpp"
 
 using namespace gazepriv::core;
 

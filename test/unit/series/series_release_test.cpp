@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/exponential_dp.hpp"
-#include "core/series_dataset.hpp"
-#include "core/series_release.hpp"
+#include "core/common/errors.hpp"
+#include "core/series/exponential_dp.hpp"
+#include "core/series/series_dataset.hpp"
+#include "core/series/series_release.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

@@ -4,9 +4,9 @@
 #include <complex>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/real_fft.hpp"
-#include "core/series.hpp"
+#include "core/common/errors.hpp"
+#include "core/series/real_fft.hpp"
+#include "core/series/series.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;

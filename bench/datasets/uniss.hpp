@@ -21,7 +21,7 @@ struct GazePoint {
 
 // The 30 images kept in ../shared/data/uniss_fgd (see its README).
 inline const std::vector<int>& uniss_images() {
-    static const std::vector<int> ids = {2,  3,  4,  12, 15, 18, 19, 25, 31, 36, 38, 43, 44, 48, 51,
+    static const std::vector<int> ids = {2,  3,  4,  12, 15, 18, 19, 25, 31, 36, 38, 43, 44,  48,  51,
                                          52, 53, 57, 61, 68, 81, 83, 87, 89, 90, 92, 97, 103, 106, 107};
     return ids;
 }
@@ -53,7 +53,8 @@ inline std::vector<GazePoint> load_uniss(const std::vector<int>& images, int rep
             std::getline(fields, t, ',');
             std::getline(fields, x, ',');
             std::getline(fields, y, ',');
-            raw.push_back({std::stoull(participant), id, x.empty() ? NAN : std::stod(x), y.empty() ? NAN : std::stod(y)});
+            raw.push_back({std::stoull(participant), id, x.empty() ? NAN : std::stod(x),
+                           y.empty() ? NAN : std::stod(y)});
         }
     }
     std::vector<GazePoint> out;

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "core/cancel.hpp"
-#include "core/gaze_events.hpp"
-#include "core/gaze_features.hpp"
-#include "core/gaze_trace.hpp"
+#include "core/common/cancel.hpp"
+#include "core/events/gaze_events.hpp"
+#include "core/events/gaze_features.hpp"
+#include "core/events/gaze_trace.hpp"
 
 namespace gazepriv::bench {
 
