@@ -56,10 +56,12 @@ COMMENT ON TYPE @extschema@.heatmap[] IS 'Array of heatmap. Privacy: as stated b
 
 -- Specification and cost (validate, release nothing) -------------------------------------------------
 
-CREATE FUNCTION @extschema@.heatmap_spec(width int4, height int4, epsilon float8, delta float8 DEFAULT 1e-5,
-                                         cap int4 DEFAULT 1, mechanism text DEFAULT 'gaussian',
-                                         calibration text DEFAULT 'analytic', blur_sigma float8 DEFAULT 0,
-                                         cell_size int4 DEFAULT 1, observers int8 DEFAULT NULL,
+-- Omitted (NULL) arguments take the defaults of the C++ SpecFields (src/pg/heatmap/heatmap_types.hpp), as
+-- NULL fields of a heatmap_spec composite do: delta 1e-5, cap 1, gaussian, analytic, blur 0, cell_size 1.
+CREATE FUNCTION @extschema@.heatmap_spec(width int4, height int4, epsilon float8, delta float8 DEFAULT NULL,
+                                         cap int4 DEFAULT NULL, mechanism text DEFAULT NULL,
+                                         calibration text DEFAULT NULL, blur_sigma float8 DEFAULT NULL,
+                                         cell_size int4 DEFAULT NULL, observers int8 DEFAULT NULL,
                                          dataset text DEFAULT NULL) RETURNS @extschema@.heatmap_spec
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_spec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.heatmap_spec(int4, int4, float8, float8, int4, text, text, float8, int4, int8, text) IS
@@ -67,8 +69,10 @@ COMMENT ON FUNCTION @extschema@.heatmap_spec(int4, int4, float8, float8, int4, t
     'gazepriv.max_heatmap_cells cells, checked when the spec is built, which for constant arguments is before '
     'any row is read), cap m >= 1, mechanism gaussian (delta in (0, 1); calibration analytic, liu2019 or '
     'dwork_roth) or laplace, blur_sigma in pixels, observers = the public n (NULL: the exact participant count, '
-    'then treated as public), dataset (the budget a release charges; NULL: none). Errors are '
-    '22023. Privacy: releases nothing; see heatmap_release_cost for what a release with it costs.';
+    'then treated as public), dataset (the budget a release charges; NULL: none). Omitted or NULL arguments '
+    'take the defaults delta 1e-5, cap 1, mechanism gaussian, calibration analytic, blur_sigma 0, cell_size 1. '
+    'Errors are 22023 (22004 for a NULL width, height or epsilon). Privacy: releases nothing; see '
+    'heatmap_release_cost for what a release with it costs.';
 
 CREATE FUNCTION @extschema@.heatmap_release_cost(spec @extschema@.heatmap_spec,
     OUT epsilon float8, OUT delta float8, OUT rho float8, OUT sigma float8, OUT scale float8, OUT noise_sd float8,

@@ -2,7 +2,7 @@
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/boundary/guard.hpp"
-#include "pg/heatmap/heatmap_types.hpp"
+#include "pg/heatmap/heatmap_settings.hpp"
 
 extern "C" {
 #include "postgres.h"

@@ -5,11 +5,36 @@
 #include <limits>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/events/sliding_extremum.hpp"
 #include "core/common/validate.hpp"
 #include "core/events/velocity_profile.hpp"
 
 namespace gazepriv::core {
+
+namespace {
+constexpr Named<DetectionMethod> kDetectionMethods[] = {{DetectionMethod::VelocityThreshold, "ivt"},
+                                                        {DetectionMethod::DispersionThreshold, "idt"}};
+// None ("") is printed, never parsed: the glue maps an absent projection to it.
+constexpr Named<Projection> kProjections[] = {
+    {Projection::Linear, "linear"}, {Projection::FlatPlane, "plane"}, {Projection::None, ""}};
+} // namespace
+
+DetectionMethod parse_detection_method(const std::string& name) {
+    return parse_name(kDetectionMethods, "detector.method", name);
+}
+
+const char* to_string(DetectionMethod method) {
+    return name_of(kDetectionMethods, method);
+}
+
+Projection parse_projection(const std::string& name) {
+    return parse_name(kProjections, "geometry.projection", name, 2);
+}
+
+const char* to_string(Projection projection) {
+    return name_of(kProjections, projection);
+}
 
 namespace {
 

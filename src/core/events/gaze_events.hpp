@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/common/cancel.hpp"
@@ -26,6 +27,8 @@ enum class Projection : std::uint8_t {
     Linear,   // degrees = coordinate * unit (unit = 1 / pixels per degree), per axis
     FlatPlane // a flat screen or a pinhole camera image: exact visual angles from the eye's position
 };
+Projection parse_projection(const std::string& name); // "linear", "plane"
+const char* to_string(Projection projection);         // "linear", "plane", "" (None)
 
 struct ViewingGeometry {
     Projection projection = Projection::None;
@@ -48,6 +51,8 @@ ViewingGeometry linear_geometry(double pixels_per_degree_x, double pixels_per_de
 void validate_geometry(const ViewingGeometry& g);
 
 enum class DetectionMethod : std::uint8_t { VelocityThreshold, DispersionThreshold };
+DetectionMethod parse_detection_method(const std::string& name); // "ivt", "idt"
+const char* to_string(DetectionMethod method);
 
 struct DetectorParams {
     DetectionMethod method = DetectionMethod::VelocityThreshold;

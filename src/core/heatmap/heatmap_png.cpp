@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 
 namespace gazepriv::core {
 
@@ -58,13 +59,9 @@ void put_chunk(std::vector<std::uint8_t>& out, const char type[4], const std::ui
 } // namespace
 
 Colormap parse_colormap(const std::string& name) {
-    if (name == "inferno")
-        return Colormap::Inferno;
-    if (name == "viridis")
-        return Colormap::Viridis;
-    if (name == "gray")
-        return Colormap::Gray;
-    throw InvalidArgument("unknown colormap \"" + name + "\": expected inferno, viridis or gray");
+    static constexpr Named<Colormap> kColormaps[] = {
+        {Colormap::Inferno, "inferno"}, {Colormap::Viridis, "viridis"}, {Colormap::Gray, "gray"}};
+    return parse_name(kColormaps, "colormap", name);
 }
 
 std::vector<std::uint8_t> encode_png_rgba(std::uint32_t width, std::uint32_t height,

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/validate.hpp"
 
 namespace gazepriv::core {
@@ -28,24 +29,19 @@ GazeGrid make_grid(std::int64_t width, std::int64_t height, std::int64_t cell_si
     return grid;
 }
 
+namespace {
+// "none" (an exact map) is printed, never accepted from a spec.
+constexpr Named<HeatmapMechanism> kMechanisms[] = {{HeatmapMechanism::Gaussian, "gaussian"},
+                                                   {HeatmapMechanism::Laplace, "laplace"},
+                                                   {HeatmapMechanism::None, "none"}};
+} // namespace
+
 HeatmapMechanism parse_heatmap_mechanism(const std::string& name) {
-    if (name == "gaussian")
-        return HeatmapMechanism::Gaussian;
-    if (name == "laplace")
-        return HeatmapMechanism::Laplace;
-    throw InvalidArgument("unknown mechanism \"" + name + "\": expected gaussian or laplace");
+    return parse_name(kMechanisms, "mechanism", name, 2);
 }
 
 const char* to_string(HeatmapMechanism mechanism) {
-    switch (mechanism) {
-    case HeatmapMechanism::None:
-        return "none";
-    case HeatmapMechanism::Gaussian:
-        return "gaussian";
-    case HeatmapMechanism::Laplace:
-        return "laplace";
-    }
-    return "?";
+    return name_of(kMechanisms, mechanism);
 }
 
 bool HeatmapParameters::operator==(const HeatmapParameters& o) const {

@@ -4,30 +4,23 @@
 #include <limits>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 
+namespace {
+constexpr Named<GaussianCalibration> kCalibrations[] = {{GaussianCalibration::Analytic, "analytic"},
+                                                        {GaussianCalibration::DworkRoth, "dwork_roth"},
+                                                        {GaussianCalibration::Liu2019, "liu2019"}};
+} // namespace
+
 GaussianCalibration parse_gaussian_calibration(const std::string& name) {
-    if (name == "analytic")
-        return GaussianCalibration::Analytic;
-    if (name == "dwork_roth")
-        return GaussianCalibration::DworkRoth;
-    if (name == "liu2019")
-        return GaussianCalibration::Liu2019;
-    throw InvalidArgument("unknown calibration \"" + name + "\": expected analytic, dwork_roth or liu2019");
+    return parse_name(kCalibrations, "calibration", name);
 }
 
 const char* to_string(GaussianCalibration method) {
-    switch (method) {
-    case GaussianCalibration::Analytic:
-        return "analytic";
-    case GaussianCalibration::DworkRoth:
-        return "dwork_roth";
-    case GaussianCalibration::Liu2019:
-        return "liu2019";
-    }
-    return "?";
+    return name_of(kCalibrations, method);
 }
 
 double log_normal_cdf(double x) {

@@ -16,10 +16,6 @@ std::string integer(double x) {
     return std::to_string(static_cast<long long>(x));
 }
 
-const char* model_name(const SynthesisParams& p) {
-    return p.model == ModelKind::Marginals ? "marginals" : "seed_based";
-}
-
 } // namespace
 
 InvocationPrivacy randomized_test_privacy(int k, double gamma, double epsilon0, int t) {
@@ -53,12 +49,12 @@ ReleaseCost synthesis_cost(const SynthesisParams& p, std::size_t features, std::
     json.add("k", p.k);
     json.add("gamma", p.gamma);
     json.add("bins", p.bins);
-    json.add("model", model_name(p));
+    json.add("model", to_string(p.model));
     if (p.model == ModelKind::SeedBased) {
         json.add("omega", *p.omega);
         json.add("resample", p.resample == Resample::Random ? "random" : "last");
     }
-    json.add("test", p.randomized() ? "randomized" : p.test == TestKind::Record ? "record" : "identity");
+    json.add("test", p.randomized() ? "randomized" : to_string(p.test));
     json.add("alpha", p.alpha);
     json.add("split", p.split);
     json.add("max_attempts", p.attempts());

@@ -6,9 +6,32 @@
 #include <string>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/noise/noise.hpp"
 
 namespace gazepriv::core::pd {
+
+namespace {
+constexpr Named<ModelKind> kModelKinds[] = {{ModelKind::Marginals, "marginals"},
+                                            {ModelKind::SeedBased, "seed_based"}};
+constexpr Named<Resample> kResamples[] = {{Resample::Random, "random"}, {Resample::Last, "last"}};
+} // namespace
+
+ModelKind parse_model_kind(const std::string& name) {
+    return parse_name(kModelKinds, "model", name);
+}
+
+const char* to_string(ModelKind kind) {
+    return name_of(kModelKinds, kind);
+}
+
+Resample parse_resample(const std::string& name) {
+    return parse_name(kResamples, "resample", name);
+}
+
+const char* to_string(Resample resample) {
+    return name_of(kResamples, resample);
+}
 
 namespace {
 

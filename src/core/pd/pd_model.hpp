@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/noise/random.hpp"
@@ -98,7 +99,11 @@ private:
 };
 
 enum class ModelKind { Marginals, SeedBased };
+ModelKind parse_model_kind(const std::string& name); // "marginals", "seed_based"
+const char* to_string(ModelKind kind);
 enum class Resample { Random, Last };
+Resample parse_resample(const std::string& name); // "random", "last"
+const char* to_string(Resample resample);
 
 // The generative model M of one task.
 class Model {

@@ -6,8 +6,21 @@
 #include <unordered_map>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 
 namespace gazepriv::core::pd {
+
+namespace {
+constexpr Named<TestKind> kTestKinds[] = {{TestKind::Record, "record"}, {TestKind::Identity, "identity"}};
+} // namespace
+
+TestKind parse_test_kind(const std::string& name) {
+    return parse_name(kTestKinds, "test", name);
+}
+
+const char* to_string(TestKind kind) {
+    return name_of(kTestKinds, kind);
+}
 
 double band_index(double log_p, double log_gamma) {
     if (log_p == kNoBand || !(log_gamma > 0))

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -28,6 +29,8 @@
 namespace gazepriv::core::pd {
 
 enum class TestKind { Record, Identity };
+TestKind parse_test_kind(const std::string& name); // "record", "identity"
+const char* to_string(TestKind kind);
 
 // floor(-log_p / log_gamma) (an integer held in a double); NaN for log_p = -inf (no band) or log_gamma = 0.
 double band_index(double log_p, double log_gamma);

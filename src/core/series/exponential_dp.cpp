@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/common/json.hpp"
 #include "core/noise/noise.hpp"
@@ -12,16 +13,17 @@
 
 namespace gazepriv::core {
 
+namespace {
+constexpr Named<ExponentialDpVariant> kVariants[] = {{ExponentialDpVariant::Laplace, "laplace"},
+                                                     {ExponentialDpVariant::Paper, "paper"}};
+} // namespace
+
 ExponentialDpVariant parse_exponential_dp_variant(const std::string& name) {
-    if (name == "paper")
-        return ExponentialDpVariant::Paper;
-    if (name == "laplace")
-        return ExponentialDpVariant::Laplace;
-    throw InvalidArgument("variant must be laplace or paper, got \"" + name + "\"");
+    return parse_name(kVariants, "variant", name);
 }
 
 const char* to_string(ExponentialDpVariant variant) {
-    return variant == ExponentialDpVariant::Paper ? "paper" : "laplace";
+    return name_of(kVariants, variant);
 }
 
 double steil_noise(double lambda, std::size_t t_max, Rng& rng) {

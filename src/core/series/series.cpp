@@ -5,36 +5,26 @@
 #include <limits>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/series/real_fft.hpp"
 #include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 
+namespace {
+constexpr Named<SeriesMethod> kSeriesMethods[] = {{SeriesMethod::Lpa, "lpa"},
+                                                  {SeriesMethod::Fpa, "fpa"},
+                                                  {SeriesMethod::Cfpa, "cfpa"},
+                                                  {SeriesMethod::Dcfpa, "dcfpa"}};
+} // namespace
+
 SeriesMethod parse_series_method(const std::string& name) {
-    if (name == "lpa")
-        return SeriesMethod::Lpa;
-    if (name == "fpa")
-        return SeriesMethod::Fpa;
-    if (name == "cfpa")
-        return SeriesMethod::Cfpa;
-    if (name == "dcfpa")
-        return SeriesMethod::Dcfpa;
-    throw InvalidArgument("method must be one of lpa, fpa, cfpa, dcfpa, got \"" + name + "\"");
+    return parse_name(kSeriesMethods, "method", name);
 }
 
 const char* to_string(SeriesMethod method) {
-    switch (method) {
-    case SeriesMethod::Lpa:
-        return "lpa";
-    case SeriesMethod::Fpa:
-        return "fpa";
-    case SeriesMethod::Cfpa:
-        return "cfpa";
-    case SeriesMethod::Dcfpa:
-        return "dcfpa";
-    }
-    return "?";
+    return name_of(kSeriesMethods, method);
 }
 
 std::size_t fpa_coordinates(std::size_t n, std::size_t k) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/json.hpp"
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/noise/noise.hpp"
@@ -15,28 +16,27 @@
 
 namespace gazepriv::core {
 
+namespace {
+constexpr Named<SensitivityMode> kSensitivityModes[] = {{SensitivityMode::Empirical, "empirical"},
+                                                        {SensitivityMode::Clipped, "clipped"}};
+constexpr Named<ChunkSemantics> kChunkSemantics[] = {{ChunkSemantics::Participant, "participant"},
+                                                     {ChunkSemantics::Chunk, "chunk"}};
+} // namespace
+
 SensitivityMode parse_sensitivity_mode(const std::string& name) {
-    if (name == "empirical")
-        return SensitivityMode::Empirical;
-    if (name == "clipped")
-        return SensitivityMode::Clipped;
-    throw InvalidArgument("sensitivity must be empirical or clipped, got \"" + name + "\"");
+    return parse_name(kSensitivityModes, "sensitivity", name);
 }
 
 const char* to_string(SensitivityMode mode) {
-    return mode == SensitivityMode::Empirical ? "empirical" : "clipped";
+    return name_of(kSensitivityModes, mode);
 }
 
 ChunkSemantics parse_chunk_semantics(const std::string& name) {
-    if (name == "participant")
-        return ChunkSemantics::Participant;
-    if (name == "chunk")
-        return ChunkSemantics::Chunk;
-    throw InvalidArgument("chunk_semantics must be participant or chunk, got \"" + name + "\"");
+    return parse_name(kChunkSemantics, "chunk_semantics", name);
 }
 
 const char* to_string(ChunkSemantics semantics) {
-    return semantics == ChunkSemantics::Participant ? "participant" : "chunk";
+    return name_of(kChunkSemantics, semantics);
 }
 
 void check_series_release_config(const SeriesReleaseConfig& config) {

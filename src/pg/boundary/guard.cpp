@@ -2,6 +2,7 @@
 #include <exception>
 #include <new>
 
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/guard.hpp"
 
 extern "C" {
@@ -109,6 +110,12 @@ PostgresError::PostgresError(int sqlstate, const char* message, const char* deta
     copy_message(message_, sizeof message_, message != nullptr ? message : "");
     copy_message(detail_, sizeof detail_, detail != nullptr ? detail : "");
     copy_message(hint_, sizeof hint_, hint != nullptr ? hint : "");
+}
+
+void throw_null_argument(const char* name) {
+    char message[256];
+    snprintf(message, sizeof message, "%s must not be NULL", name);
+    throw PostgresError(ERRCODE_NULL_VALUE_NOT_ALLOWED, message, nullptr, nullptr);
 }
 
 void call_postgres(void (*fn)(void*), void* argument) {

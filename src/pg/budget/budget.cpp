@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "pg/boundary/args.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/budget/budget_message.hpp"
 #include "pg/boundary/guard.hpp"
@@ -210,10 +211,8 @@ using namespace gazepriv;
 
 // charge_budget(dataset, mechanism, epsilon, delta, rho, parameters jsonb, guarantee, non_private)
 GAZEPRIV_FUNCTION(charge_budget) {
-    for (int i : {0, 1, 2, 3, 6, 7})
-        if (PG_ARGISNULL(i))
-            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                            errmsg("argument %d of gazepriv.charge_budget must not be NULL", i + 1)));
+    pg::require_not_null(
+        fcinfo, {"dataset", "mechanism", "epsilon", "delta", nullptr, nullptr, "guarantee", "non_private"});
     pg::Charge c{};
     c.dataset = text_to_cstring(PG_GETARG_TEXT_PP(0));
     c.mechanism = text_to_cstring(PG_GETARG_TEXT_PP(1));

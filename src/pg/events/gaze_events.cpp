@@ -7,6 +7,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/events/gaze_events.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/events/gaze_detector.hpp"
 #include "pg/events/gaze_trace.hpp"
 #include "pg/boundary/guard.hpp"
@@ -38,8 +39,7 @@ const char* text_field(HeapTupleHeader tuple, const char* name) {
 }
 
 double required(FunctionCallInfo fcinfo, int i, const char* name) {
-    if (PG_ARGISNULL(i))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not be NULL", name)));
+    pg::require_not_null(fcinfo, i, name);
     return PG_GETARG_FLOAT8(i);
 }
 
@@ -65,7 +65,7 @@ Datum geometry_datum(FunctionCallInfo fcinfo, const core::ViewingGeometry& g) {
     const bool linear = g.projection == core::Projection::Linear;
     Datum values[6];
     bool nulls[6] = {false, linear, linear, false, false, linear};
-    values[0] = CStringGetTextDatum(linear ? "linear" : "plane");
+    values[0] = CStringGetTextDatum(core::to_string(g.projection));
     values[1] = Float8GetDatum(g.origin_x);
     values[2] = Float8GetDatum(g.origin_y);
     values[3] = Float8GetDatum(g.unit_x);
@@ -110,22 +110,11 @@ RawDetector read_detector(HeapTupleHeader d) {
 
 core::DetectorParams interpret(const RawDetector& raw) {
     core::DetectorParams p = raw.numbers;
-    if (std::strcmp(raw.method, "ivt") == 0)
-        p.method = core::DetectionMethod::VelocityThreshold;
-    else if (std::strcmp(raw.method, "idt") == 0)
-        p.method = core::DetectionMethod::DispersionThreshold;
-    else
-        throw core::InvalidArgument("detector.method must be 'ivt' or 'idt', got '" +
-                                    std::string(raw.method) + "'");
+    p.method = core::parse_detection_method(raw.method);
     if (raw.projection[0] == '\0')
         p.geometry = core::ViewingGeometry();
-    else if (std::strcmp(raw.projection, "linear") == 0)
-        p.geometry.projection = core::Projection::Linear;
-    else if (std::strcmp(raw.projection, "plane") == 0)
-        p.geometry.projection = core::Projection::FlatPlane;
     else
-        throw core::InvalidArgument("geometry.projection must be 'linear' or 'plane', got '" +
-                                    std::string(raw.projection) + "'");
+        p.geometry.projection = core::parse_projection(raw.projection);
     core::validate_detector(p);
     return p;
 }
@@ -134,7 +123,7 @@ core::DetectorParams interpret(const RawDetector& raw) {
 Datum detector_datum(FunctionCallInfo fcinfo, core::DetectionMethod method) {
     const bool ivt = method == core::DetectionMethod::VelocityThreshold;
     RawDetector raw;
-    raw.method = ivt ? "ivt" : "idt";
+    raw.method = core::to_string(method);
     raw.projection = "";
     const double threshold = required(fcinfo, 0, ivt ? "velocity_threshold" : "dispersion_threshold");
     raw.numbers.velocity_threshold = ivt ? threshold : NAN;

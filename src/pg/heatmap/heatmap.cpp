@@ -13,6 +13,8 @@
 #include "pg/boundary/arrays.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/boundary/guard.hpp"
+#include "pg/heatmap/heatmap_release.hpp"
+#include "pg/heatmap/heatmap_settings.hpp"
 #include "pg/heatmap/heatmap_types.hpp"
 #include "pg/boundary/memory.hpp"
 

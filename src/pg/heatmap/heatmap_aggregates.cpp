@@ -13,10 +13,13 @@
 #include "core/heatmap/heatmap_counts.hpp"
 #include "core/heatmap/heatmap_release.hpp"
 #include "core/common/validate.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/arrays.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/heatmap/heatmap_state.hpp"
+#include "pg/heatmap/heatmap_release.hpp"
+#include "pg/heatmap/heatmap_settings.hpp"
 #include "pg/heatmap/heatmap_types.hpp"
 #include "pg/boundary/memory.hpp"
 
@@ -123,8 +126,7 @@ pg::HeatmapStateObject* state_for_row(FunctionCallInfo fcinfo, core::HeatmapAggr
         const char* names[] = {"width", "height", "cap", "cell_size"};
         std::int64_t values[4] = {0, 0, 0, 1};
         for (int i = 4; i < nargs; ++i) {
-            if (PG_ARGISNULL(i))
-                throw core::InvalidArgument(std::string(names[i - 4]) + " must not be NULL");
+            pg::require_not_null(fcinfo, i, names[i - 4]);
             values[i - 4] = PG_GETARG_INT32(i);
         }
         if (state == nullptr) {

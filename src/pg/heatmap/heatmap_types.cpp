@@ -3,9 +3,10 @@
 #include <string>
 
 #include "core/common/errors.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/arrays.hpp"
-#include "pg/boundary/backend_rng.hpp"
 #include "pg/boundary/guard.hpp"
+#include "pg/heatmap/heatmap_settings.hpp"
 #include "pg/heatmap/heatmap_types.hpp"
 
 extern "C" {
@@ -13,7 +14,6 @@ extern "C" {
 #include "executor/executor.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 }
 
 namespace gazepriv::pg {
@@ -21,7 +21,6 @@ namespace gazepriv::pg {
 namespace {
 
 constexpr double kNull = std::numeric_limits<double>::quiet_NaN();
-int max_cells_setting = 8388608;
 
 enum SpecField {
     kWidth = 1,
@@ -83,56 +82,51 @@ const char* text_field(HeapTupleHeader tuple, int field, const char* fallback) {
 
 } // namespace
 
-void define_heatmap_settings() {
-    DefineCustomIntVariable(
-        "gazepriv.max_heatmap_cells", "The most cells a heatmap grid may have.",
-        "A heatmap of r cells draws r noise values and holds r float8 values; grids above the limit are "
-        "refused (ERROR 22023) before any row is read. Raise it for very large maps, or use a larger "
-        "cell_size.",
-        &max_cells_setting, 8388608, 1, static_cast<int>(core::kMaxHeatmapCells), PGC_USERSET, 0, nullptr,
-        nullptr, nullptr);
-}
-
-std::int64_t max_heatmap_cells() {
-    return max_cells_setting;
-}
-
 HeatmapFields::HeatmapFields() : epsilon(kNull), delta(kNull), rho(kNull), sigma(kNull), scale(kNull) {}
 
 void read_spec_fields(HeapTupleHeader tuple, SpecFields* f) {
+    // Fields that are NULL keep SpecFields' defaults (the only place the defaults live).
     bool isnull = false;
     Datum d = GetAttributeByNum(tuple, kWidth, &isnull);
     f->width_null = isnull;
-    f->width = isnull ? 0 : DatumGetInt32(d);
+    if (!isnull)
+        f->width = DatumGetInt32(d);
     d = GetAttributeByNum(tuple, kHeight, &isnull);
     f->height_null = isnull;
-    f->height = isnull ? 0 : DatumGetInt32(d);
+    if (!isnull)
+        f->height = DatumGetInt32(d);
     d = GetAttributeByNum(tuple, kEpsilon, &isnull);
     f->epsilon_null = isnull;
-    f->epsilon = isnull ? 0 : DatumGetFloat8(d);
+    if (!isnull)
+        f->epsilon = DatumGetFloat8(d);
     d = GetAttributeByNum(tuple, kDelta, &isnull);
-    f->delta = isnull ? 1e-5 : DatumGetFloat8(d);
+    if (!isnull)
+        f->delta = DatumGetFloat8(d);
     d = GetAttributeByNum(tuple, kCap, &isnull);
-    f->cap = isnull ? 1 : DatumGetInt32(d);
-    f->mechanism = text_field(tuple, kMechanism, "gaussian");
-    f->calibration = text_field(tuple, kCalibration, "analytic");
+    if (!isnull)
+        f->cap = DatumGetInt32(d);
+    f->mechanism = text_field(tuple, kMechanism, f->mechanism);
+    f->calibration = text_field(tuple, kCalibration, f->calibration);
     d = GetAttributeByNum(tuple, kBlur, &isnull);
-    f->blur_sigma = isnull ? 0 : DatumGetFloat8(d);
+    if (!isnull)
+        f->blur_sigma = DatumGetFloat8(d);
     d = GetAttributeByNum(tuple, kCellSize, &isnull);
-    f->cell_size = isnull ? 1 : DatumGetInt32(d);
+    if (!isnull)
+        f->cell_size = DatumGetInt32(d);
     d = GetAttributeByNum(tuple, kObservers, &isnull);
     f->observers_null = isnull;
-    f->observers = isnull ? 0 : DatumGetInt64(d);
+    if (!isnull)
+        f->observers = DatumGetInt64(d);
     f->dataset = text_field(tuple, kDataset, nullptr);
 }
 
 core::HeatmapSpec spec_from_fields(const SpecFields& f) {
     if (f.width_null)
-        throw core::InvalidArgument("width must not be NULL");
+        throw_null_argument("width");
     if (f.height_null)
-        throw core::InvalidArgument("height must not be NULL");
+        throw_null_argument("height");
     if (f.epsilon_null)
-        throw core::InvalidArgument("epsilon must not be NULL");
+        throw_null_argument("epsilon");
     std::optional<std::int64_t> observers;
     if (!f.observers_null)
         observers = f.observers;
@@ -234,28 +228,6 @@ HeatmapFields heatmap_fields_for(const core::GazeGrid& grid, ArrayType* values) 
     f.rows = grid.rows;
     f.values = values;
     return f;
-}
-
-void release_into(const core::HeatmapReleasePlan& plan, const std::int64_t* sums, double n,
-                  HeatmapFields* out) {
-    const core::HeatmapParameters& p = plan.spec.parameters;
-    ArrayType* values = new_float8_array(static_cast<std::size_t>(p.grid.cells()));
-    core::release_heatmap(plan, sums, n, backend_rng(), float8_data(values),
-                          core::CancelCheck(interrupt_pending));
-    *out = heatmap_fields_for(p.grid, values);
-    out->n = static_cast<std::int64_t>(n);
-    out->cap = p.cap;
-    out->mechanism = core::to_string(p.mechanism);
-    out->epsilon = plan.cost.epsilon;
-    out->delta = plan.cost.delta;
-    if (p.mechanism == core::HeatmapMechanism::Gaussian) {
-        out->calibration = core::to_string(p.calibration);
-        out->rho = plan.cost.rho;
-        out->sigma = plan.gaussian.sigma / n;
-    } else {
-        out->scale = plan.laplace_scale / n;
-    }
-    out->blur_sigma = p.blur_sigma;
 }
 
 Datum heatmap_datum(FunctionCallInfo fcinfo, const HeatmapFields& f) {

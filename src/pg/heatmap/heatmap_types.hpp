@@ -1,11 +1,10 @@
 // The composite types gazepriv.heatmap_spec and gazepriv.heatmap, read into plain structs and built from
-// them, and the setting gazepriv.max_heatmap_cells. Reading and building call PostgreSQL (and may raise
+// them. Reading and building call PostgreSQL (and may raise
 // its errors); converting to core types is pure C++ (and may throw). Keep the two apart in bodies.
 #pragma once
 
 #include <cstdint>
 
-#include "core/heatmap/heatmap_release.hpp"
 #include "core/heatmap/heatmap_spec.hpp"
 
 extern "C" {
@@ -17,12 +16,9 @@ extern "C" {
 
 namespace gazepriv::pg {
 
-// gazepriv.max_heatmap_cells: registered from _PG_init.
-void define_heatmap_settings();
-std::int64_t max_heatmap_cells();
-
 // The fields of a heatmap_spec, or the arguments of heatmap_spec(). Strings are palloc'd or static;
-// nullptr means NULL. Numbers that are NULL carry a *_null flag.
+// nullptr means NULL. Numbers that are NULL carry a *_null flag. The initialisers are the defaults of every
+// optional field, for heatmap_spec()'s omitted arguments and for NULL fields of a composite alike.
 struct SpecFields {
     std::int64_t width = 0, height = 0, cap = 1, cell_size = 1, observers = 0;
     bool width_null = false, height_null = false, epsilon_null = false, observers_null = true;
@@ -74,10 +70,5 @@ Datum heatmap_datum(FunctionCallInfo fcinfo, const HeatmapFields& fields);
 
 // A HeatmapFields for a new map on `grid` (values to be filled by the caller).
 HeatmapFields heatmap_fields_for(const core::GazeGrid& grid, ArrayType* values);
-
-// The release of capped sums by a plan: noise drawn (the backend generator), divided by n, blurred, into a
-// new values array; `out` describes the result (mechanism, cost, noise per cell). Raises no PostgreSQL error.
-void release_into(const core::HeatmapReleasePlan& plan, const std::int64_t* sums, double n,
-                  HeatmapFields* out);
 
 } // namespace gazepriv::pg

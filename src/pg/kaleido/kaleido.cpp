@@ -7,6 +7,7 @@
 #include "core/common/errors.hpp"
 #include "core/kaleido/kaleido.hpp"
 #include "core/common/release_cost.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/boundary/guard.hpp"
@@ -105,9 +106,7 @@ GAZEPRIV_FUNCTION(kaleido) {
         pg::charge_budget(charge);
     }
     InitMaterializedSRF(fcinfo, 0);
-    for (int i = 0; i < 3; ++i)
-        if (PG_ARGISNULL(i))
-            throw core::InvalidArgument("t_ms, x and y must not be NULL");
+    pg::require_not_null(fcinfo, {"t_ms", "x", "y"});
     ArrayType* t_array = PG_GETARG_ARRAYTYPE_P(0);
     ArrayType* x_array = PG_GETARG_ARRAYTYPE_P(1);
     ArrayType* y_array = PG_GETARG_ARRAYTYPE_P(2);

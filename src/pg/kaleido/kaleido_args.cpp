@@ -5,6 +5,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/kaleido/kaleido.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/kaleido/kaleido_args.hpp"
 
 namespace gazepriv::pg {
@@ -12,8 +13,7 @@ namespace gazepriv::pg {
 namespace {
 
 double required_float8(FunctionCallInfo fcinfo, int i, const char* name) {
-    if (PG_ARGISNULL(i))
-        throw core::InvalidArgument(std::string(name) + " must not be NULL");
+    require_not_null(fcinfo, i, name);
     return PG_GETARG_FLOAT8(i);
 }
 
@@ -50,8 +50,7 @@ double parse_number(const char* text, const char* name) {
 
 core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first) {
     const double epsilon = required_float8(fcinfo, first, "epsilon");
-    if (PG_ARGISNULL(first + 1))
-        throw core::InvalidArgument("w must not be NULL");
+    require_not_null(fcinfo, first + 1, "w");
     const std::int64_t w = PG_GETARG_INT32(first + 1);
     const double r = required_float8(fcinfo, first + 2, "r");
     const double l_thresh = optional_float8(fcinfo, first + 3, "l_thresh");

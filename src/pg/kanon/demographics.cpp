@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/kanon/demographics.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/kanon/k_anonymity_cost.hpp"
 #include "pg/boundary/memory.hpp"
@@ -96,10 +97,7 @@ enum class Output { Rows, Mapping };
 Datum demographics(FunctionCallInfo fcinfo, Output output) {
     const char* sql_name =
         output == Output::Rows ? "generalize_demographics" : "generalize_demographics_ranges";
-    for (int i : {0, 1, 2, 3})
-        if (PG_ARGISNULL(i))
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("argument %d of gazepriv.%s must not be NULL", i + 1, sql_name)));
+    pg::require_not_null(fcinfo, {"source", "k", "quasi_identifiers", "participant_column"});
     const char* source = text_to_cstring(PG_GETARG_TEXT_PP(0));
     const int k = PG_GETARG_INT32(1);
     int n_qi = 0;

@@ -1,5 +1,6 @@
 // SQL: k_anonymity_classes(source, columns): the equivalence classes of a source over the given columns
 // (rows with equal values, compared as text) and their sizes; k_anonymity() is their smallest size.
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/sql_source.hpp"
 
@@ -19,9 +20,7 @@ using namespace gazepriv;
 
 // k_anonymity_classes(source text, columns text[]) -> (class_values text[], class_size bigint)
 GAZEPRIV_FUNCTION(k_anonymity_classes) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("source and columns of gazepriv.k_anonymity_classes must not be NULL")));
+    pg::require_not_null(fcinfo, {"source", "columns"});
     const char* source = text_to_cstring(PG_GETARG_TEXT_PP(0));
     Datum* columns;
     bool* nulls;

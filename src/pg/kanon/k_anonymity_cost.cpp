@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/kanon/k_anonymity_cost.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/kanon/k_anonymity_cost.hpp"
 
@@ -76,9 +77,7 @@ Datum cost_record(FunctionCallInfo fcinfo, const pg::Charge& c) {
 
 // k_same_select_cost(k int, class_column name, across_tasks boolean, source text)
 GAZEPRIV_FUNCTION(k_same_select_cost) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
-        ereport(ERROR,
-                (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("k and across_tasks must not be NULL")));
+    pg::require_not_null(fcinfo, {"k", nullptr, "across_tasks"});
     const int k = PG_GETARG_INT32(0);
     const char* class_column = PG_ARGISNULL(1) ? nullptr : pstrdup(NameStr(*PG_GETARG_NAME(1)));
     const bool across_tasks = PG_GETARG_BOOL(2);
@@ -88,9 +87,7 @@ GAZEPRIV_FUNCTION(k_same_select_cost) {
 
 // generalize_demographics_cost(k int, quasi_identifiers text[], ranges text[], source text)
 GAZEPRIV_FUNCTION(generalize_demographics_cost) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("k and quasi_identifiers must not be NULL")));
+    pg::require_not_null(fcinfo, {"k", "quasi_identifiers"});
     const int k = PG_GETARG_INT32(0);
     int n_qi = 0, n_ranges = 0;
     const char** qi = pg::text_array_arg(PG_GETARG_ARRAYTYPE_P(1), "quasi_identifiers", &n_qi);

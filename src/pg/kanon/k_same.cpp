@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/kanon/k_same.hpp"
+#include "pg/boundary/args.hpp"
 #include "pg/boundary/arrays.hpp"
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/boundary/guard.hpp"
@@ -70,10 +71,8 @@ Released release(const core::kanon::SequenceRows& input, int k, core::kanon::Gro
 // k_same_select(source text, k int, participant_column name, task_column name, window_column name,
 //               features_column name, class_column name, across_tasks boolean, dataset text)
 GAZEPRIV_FUNCTION(k_same_select) {
-    for (int i : {0, 1, 2, 3, 4, 5, 7})
-        if (PG_ARGISNULL(i))
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("argument %d of gazepriv.k_same_select must not be NULL", i + 1)));
+    pg::require_not_null(fcinfo, {"source", "k", "participant_column", "task_column", "window_column",
+                                  "features_column", nullptr, "across_tasks"});
     const char* source = text_to_cstring(PG_GETARG_TEXT_PP(0));
     const int k = PG_GETARG_INT32(1);
     const char* participant = quote_identifier(NameStr(*PG_GETARG_NAME(2)));

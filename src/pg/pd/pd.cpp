@@ -69,11 +69,6 @@ struct PdArgs {
     const char* dataset; // nullptr: nothing is charged
 };
 
-void require_not_null(FunctionCallInfo fcinfo, int i, const char* name) {
-    if (PG_ARGISNULL(i))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not be NULL", name)));
-}
-
 // bounds: a two-dimensional float8 array with one [lower, upper] row per feature.
 void read_bounds(FunctionCallInfo fcinfo, int i, PdArgs& a) {
     a.bounds = nullptr;
@@ -93,17 +88,17 @@ void read_bounds(FunctionCallInfo fcinfo, int i, PdArgs& a) {
 // Reads k and gamma at `k_at`, the rest (bins ... max_attempts[, include_failed, dataset]) from `bins_at`.
 PdArgs read_args(FunctionCallInfo fcinfo, int k_at, int bins_at, bool release) {
     PdArgs a{};
-    require_not_null(fcinfo, k_at, "k");
-    require_not_null(fcinfo, k_at + 1, "gamma");
+    pg::require_not_null(fcinfo, k_at, "k");
+    pg::require_not_null(fcinfo, k_at + 1, "gamma");
     a.k = PG_GETARG_INT32(k_at);
     a.gamma = PG_GETARG_FLOAT8(k_at + 1);
     const int b = bins_at;
-    require_not_null(fcinfo, b, "bins");
-    require_not_null(fcinfo, b + 1, "model");
-    require_not_null(fcinfo, b + 3, "resample");
-    require_not_null(fcinfo, b + 4, "test");
-    require_not_null(fcinfo, b + 9, "alpha");
-    require_not_null(fcinfo, b + 10, "split");
+    pg::require_not_null(fcinfo, b, "bins");
+    pg::require_not_null(fcinfo, b + 1, "model");
+    pg::require_not_null(fcinfo, b + 3, "resample");
+    pg::require_not_null(fcinfo, b + 4, "test");
+    pg::require_not_null(fcinfo, b + 9, "alpha");
+    pg::require_not_null(fcinfo, b + 10, "split");
     a.bins = PG_GETARG_INT32(b);
     a.model = pg::text_arg(fcinfo, b + 1);
     a.has_omega = !PG_ARGISNULL(b + 2);
@@ -124,7 +119,7 @@ PdArgs read_args(FunctionCallInfo fcinfo, int k_at, int bins_at, bool release) {
     a.has_max_attempts = !PG_ARGISNULL(b + 12);
     a.max_attempts = a.has_max_attempts ? PG_GETARG_INT32(b + 12) : 0;
     if (release) {
-        require_not_null(fcinfo, b + 13, "include_failed");
+        pg::require_not_null(fcinfo, b + 13, "include_failed");
         a.include_failed = PG_GETARG_BOOL(b + 13);
         a.dataset = PG_ARGISNULL(b + 14) ? nullptr : pg::text_arg(fcinfo, b + 14);
     }
@@ -138,29 +133,11 @@ pd::SynthesisParams to_params(const PdArgs& a) {
     p.k = a.k;
     p.gamma = a.gamma;
     p.bins = a.bins;
-    if (std::strcmp(a.model, "marginals") == 0)
-        p.model = pd::ModelKind::Marginals;
-    else if (std::strcmp(a.model, "seed_based") == 0)
-        p.model = pd::ModelKind::SeedBased;
-    else
-        throw core::InvalidArgument(std::string("unknown model \"") + a.model +
-                                    "\": expected marginals or seed_based");
+    p.model = pd::parse_model_kind(a.model);
     if (a.has_omega)
         p.omega = a.omega;
-    if (std::strcmp(a.resample, "random") == 0)
-        p.resample = pd::Resample::Random;
-    else if (std::strcmp(a.resample, "last") == 0)
-        p.resample = pd::Resample::Last;
-    else
-        throw core::InvalidArgument(std::string("unknown resample \"") + a.resample +
-                                    "\": expected random or last");
-    if (std::strcmp(a.test, "record") == 0)
-        p.test = pd::TestKind::Record;
-    else if (std::strcmp(a.test, "identity") == 0)
-        p.test = pd::TestKind::Identity;
-    else
-        throw core::InvalidArgument(std::string("unknown test \"") + a.test +
-                                    "\": expected record or identity");
+    p.resample = pd::parse_resample(a.resample);
+    p.test = pd::parse_test_kind(a.test);
     if (a.has_epsilon0)
         p.epsilon0 = a.epsilon0;
     if (a.has_t)
@@ -320,7 +297,7 @@ std::int64_t band_of(double probability, double gamma) {
 // pd_synthesize(source regclass, k, gamma, bins, model, omega, resample, test, epsilon0, t, target_delta,
 //               model_epsilon, alpha, split, bounds, max_attempts, include_failed, dataset)
 GAZEPRIV_FUNCTION(pd_synthesize) {
-    require_not_null(fcinfo, 0, "source");
+    pg::require_not_null(fcinfo, 0, "source");
     const Oid relation = PG_GETARG_OID(0);
     const PdArgs a = read_args(fcinfo, 1, 3, true);
     return synthesize_rows(fcinfo, relation, "participant", "task", "window", "features", a);
@@ -330,7 +307,8 @@ GAZEPRIV_FUNCTION(pd_synthesize) {
 //                ..., include_failed, dataset): pd_release's reader of a registered dataset.
 GAZEPRIV_FUNCTION(_pd_synthesize) {
     for (int i : {0, 1, 2, 4})
-        require_not_null(fcinfo, i, "the dataset's relation and its participant, task and features columns");
+        pg::require_not_null(fcinfo, i,
+                             "the dataset's relation and its participant, task and features columns");
     const Oid relation = PG_GETARG_OID(0);
     const char* participant = NameStr(*PG_GETARG_NAME(1));
     const char* task = NameStr(*PG_GETARG_NAME(2));
@@ -345,8 +323,8 @@ GAZEPRIV_FUNCTION(_pd_synthesize) {
 // pd_release_cost(k, gamma, features, records, bins, model, omega, resample, test, epsilon0, t, target_delta,
 //                 model_epsilon, alpha, split, bounds, max_attempts)
 GAZEPRIV_FUNCTION(pd_release_cost) {
-    require_not_null(fcinfo, 2, "features");
-    require_not_null(fcinfo, 3, "records");
+    pg::require_not_null(fcinfo, 2, "features");
+    pg::require_not_null(fcinfo, 3, "records");
     const int features = PG_GETARG_INT32(2);
     const std::int64_t records = PG_GETARG_INT64(3);
     const PdArgs a = read_args(fcinfo, 0, 4, false);

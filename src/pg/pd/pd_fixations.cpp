@@ -87,10 +87,7 @@ Datum float8_array(const double* values, std::size_t n) {
 // pd_synthesize_fixations(source regclass, k, gamma, max_attempts, include_failed, dataset)
 //   -> (participant, task, fixation, x float8[], y float8[], attempts)
 GAZEPRIV_FUNCTION(pd_synthesize_fixations) {
-    for (int i = 0; i < 5; ++i)
-        if (PG_ARGISNULL(i))
-            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                            errmsg("source, k, gamma, max_attempts and include_failed must not be NULL")));
+    pg::require_not_null(fcinfo, {"source", "k", "gamma", "max_attempts", "include_failed"});
     const Oid relation = PG_GETARG_OID(0);
     const int k = PG_GETARG_INT32(1);
     const double gamma = PG_GETARG_FLOAT8(2);

@@ -155,18 +155,11 @@ void sweep(pg::Float8Span series, double epsilon, pg::Float8Span sensitivities, 
     }
 }
 
-void require_not_null(FunctionCallInfo fcinfo, int i, const char* name) {
-    if (PG_ARGISNULL(i))
-        throw core::InvalidArgument(std::string(name) + " must not be NULL");
-}
-
 } // namespace
 
 GAZEPRIV_FUNCTION(choose_k) {
-    const char* names[] = {"series", "epsilon", "l2_sensitivities", "method", "chunk", nullptr, "runs"};
-    for (int i = 0; i < 7; ++i)
-        if (names[i] != nullptr)
-            require_not_null(fcinfo, i, names[i]);
+    pg::require_not_null(fcinfo,
+                         {"series", "epsilon", "l2_sensitivities", "method", "chunk", nullptr, "runs"});
     ArrayType* series = PG_GETARG_ARRAYTYPE_P(0);
     const double epsilon = PG_GETARG_FLOAT8(1);
     ArrayType* sensitivities = PG_GETARG_ARRAYTYPE_P(2);

@@ -54,11 +54,6 @@ struct DatasetArgs {
     int32 length; // 0: NULL (the longest signal)
 };
 
-void require_arg(FunctionCallInfo fcinfo, int i, const char* name) {
-    if (PG_ARGISNULL(i))
-        throw core::InvalidArgument(std::string(name) + " must not be NULL");
-}
-
 // An optional int4 argument that must be >= 1 when given; 0 when NULL.
 int32 optional_positive(FunctionCallInfo fcinfo, int i, const char* name) {
     if (PG_ARGISNULL(i))
@@ -296,7 +291,7 @@ void read_series_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
                            "sensitivity", nullptr,  nullptr,   "chunk_semantics", "participant_column"};
     for (int i = 0; i < 10; ++i)
         if (names[i] != nullptr)
-            require_arg(fcinfo, i, names[i]);
+            pg::require_not_null(fcinfo, i, names[i]);
     args->source = PG_GETARG_OID(0);
     args->method = pg::text_arg(fcinfo, 1);
     args->epsilon = PG_GETARG_FLOAT8(2);
@@ -316,7 +311,7 @@ void read_exponential_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
                            nullptr,  nullptr,   "participant_column"};
     for (int i = 0; i < 7; ++i)
         if (names[i] != nullptr)
-            require_arg(fcinfo, i, names[i]);
+            pg::require_not_null(fcinfo, i, names[i]);
     args->source = PG_GETARG_OID(0);
     args->epsilon = PG_GETARG_FLOAT8(1);
     args->method = pg::text_arg(fcinfo, 2);
@@ -432,7 +427,7 @@ GAZEPRIV_FUNCTION(series_sensitivities) {
         "source", "method", "chunk", "sensitivity", nullptr, nullptr, "participant_column"};
     for (int i = 0; i < 7; ++i)
         if (names[i] != nullptr)
-            require_arg(fcinfo, i, names[i]);
+            pg::require_not_null(fcinfo, i, names[i]);
     DatasetArgs args{};
     args.source = PG_GETARG_OID(0);
     args.method = pg::text_arg(fcinfo, 1);

@@ -1,0 +1,28 @@
+#include "core/heatmap/heatmap_spec.hpp"
+#include "pg/heatmap/heatmap_settings.hpp"
+
+extern "C" {
+#include "utils/guc.h"
+}
+
+namespace gazepriv::pg {
+
+namespace {
+int max_cells_setting = 8388608;
+} // namespace
+
+void define_heatmap_settings() {
+    DefineCustomIntVariable(
+        "gazepriv.max_heatmap_cells", "The most cells a heatmap grid may have.",
+        "A heatmap of r cells draws r noise values and holds r float8 values; grids above the limit are "
+        "refused (ERROR 22023) before any row is read. Raise it for very large maps, or use a larger "
+        "cell_size.",
+        &max_cells_setting, 8388608, 1, static_cast<int>(core::kMaxHeatmapCells), PGC_USERSET, 0, nullptr,
+        nullptr, nullptr);
+}
+
+std::int64_t max_heatmap_cells() {
+    return max_cells_setting;
+}
+
+} // namespace gazepriv::pg
