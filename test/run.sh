@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of gazepriv and ends with the line "N passed, N failed":
-#   1. formatting of the C++ sources (clang-format),
+#   1. formatting of the C++ sources (clang-format) and the architecture (test/architecture.sh),
 #   2. the core unit tests (GoogleTest under ctest, no server),
 #   3. pg_regress (sql/, expected/) and the isolation specs (test/isolation/) on throwaway clusters
 #      started for the run, as an unprivileged user (initdb refuses root),
@@ -39,6 +39,10 @@ make -s format-check >/dev/null 2>/tmp/gazepriv-format.log
 status=$?
 [ $status -ne 0 ] && head -40 /tmp/gazepriv-format.log
 record "clang-format" $status
+
+log "architecture (layering of the areas, the C++/PostgreSQL boundary)"
+PG_CONFIG="$PG_CONFIG" ./test/architecture.sh
+record "architecture" $?
 
 log "core unit tests (ctest)"
 if cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null && cmake --build build -j"$(nproc)" >build/build.log 2>&1; then

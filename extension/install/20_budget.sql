@@ -120,6 +120,17 @@ GRANT UPDATE (epsilon_limit, delta_limit, accounting, revoked, granted_by, grant
     ON @extschema@.budgets TO gazepriv_curator;
 GRANT SELECT ON @extschema@.ledger TO gazepriv_curator;
 
+-- The cost record: what one release costs, as the ledger records it. Every *_cost function returns these
+-- columns first (and some add their own after them).
+CREATE TYPE @extschema@.release_cost AS (
+    mechanism text, guarantee text, epsilon float8, delta float8, rho float8, non_private_choices boolean,
+    parameters jsonb);
+COMMENT ON TYPE @extschema@.release_cost IS
+    'What one release costs, computed from its parameters before anything is drawn, exactly as it is charged: the '
+    'mechanism, its guarantee kind (dp, w-event, record-dp, k-anonymity, plausible-deniability), epsilon and delta '
+    'under basic composition, rho (zCDP) for Gaussian releases (NULL otherwise), whether any choice was '
+    'data-dependent (non-private), and all parameters as jsonb. Privacy: describes a release, releases nothing.';
+
 -- Status -------------------------------------------------------------------------------------------------
 
 -- The one place where budget arithmetic lives: the totals and what remains after charging (epsilon, delta,

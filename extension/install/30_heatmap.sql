@@ -75,16 +75,18 @@ COMMENT ON FUNCTION @extschema@.heatmap_spec(int4, int4, float8, float8, int4, t
     'heatmap_release_cost for what a release with it costs.';
 
 CREATE FUNCTION @extschema@.heatmap_release_cost(spec @extschema@.heatmap_spec,
-    OUT epsilon float8, OUT delta float8, OUT rho float8, OUT sigma float8, OUT scale float8, OUT noise_sd float8,
-    OUT map_sd float8, OUT l2_sensitivity float8, OUT l1_sensitivity float8, OUT cells int8, OUT guarantee text,
-    OUT non_private_choices boolean, OUT mechanism text, OUT parameters jsonb) RETURNS record
+    OUT mechanism text, OUT guarantee text, OUT epsilon float8, OUT delta float8, OUT rho float8,
+    OUT non_private_choices boolean, OUT parameters jsonb,
+    OUT sigma float8, OUT scale float8, OUT noise_sd float8, OUT map_sd float8, OUT l2_sensitivity float8,
+    OUT l1_sensitivity float8, OUT cells int8) RETURNS record
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_release_cost' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.heatmap_release_cost(@extschema@.heatmap_spec) IS
     'Preview of the privacy cost of one dp_heatmap or privatize release with this spec, computed from the spec '
-    'alone exactly as the release computes it: epsilon, delta (Gaussian; includes the sampler''s and the '
-    'discreteness reserves), rho (zCDP, Gaussian), sigma or scale of the integer noise on each capped sum '
-    '(noise_sd), map_sd = noise_sd / observers (per cell of the released map, when observers is given), '
-    'sensitivities m sqrt(r) and m r, and all parameters as jsonb. Privacy: releases nothing.';
+    'alone exactly as the release computes it: the columns of release_cost (mechanism dp_heatmap, guarantee, '
+    'epsilon, delta (Gaussian; includes the sampler''s and the discreteness reserves), rho (zCDP, Gaussian), '
+    'non_private_choices, parameters), then sigma or scale of the integer noise on each capped sum (noise_sd), '
+    'map_sd = noise_sd / observers (per cell of the released map, when observers is given), sensitivities '
+    'm sqrt(r) and m r, and the number of cells. Privacy: releases nothing.';
 
 -- Exact capped gaze maps (NOT private) -----------------------------------------------------------------
 

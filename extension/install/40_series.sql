@@ -103,12 +103,14 @@ CREATE FUNCTION @extschema@.release_series_cost(source regclass, method text, ep
                                                 bounds float8[] DEFAULT NULL, length int DEFAULT NULL,
                                                 chunk_semantics text DEFAULT 'participant',
                                                 participant_column name DEFAULT 'participant')
-    RETURNS TABLE (total_epsilon float8, paper_epsilon float8, participant_epsilon float8, total_delta float8,
-                   guarantee text, non_private_choices boolean, mechanism text, parameters jsonb)
+    RETURNS TABLE (mechanism text, guarantee text, epsilon float8, delta float8, rho float8,
+                   non_private_choices boolean, parameters jsonb, paper_epsilon float8, participant_epsilon float8,
+                   total_epsilon float8, total_delta float8)
     AS 'MODULE_PATHNAME', 'gazepriv_release_series_cost' LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.release_series_cost(regclass, text, float8, int, int, text, float8[], int, text, name) IS
     'What release_series with the same arguments would cost, computed the same way, without drawing noise: '
-    'total_epsilon (what a budget charges), paper_epsilon (epsilon x features, as the paper reports it), '
+    'the columns of release_cost (epsilon is what a budget charges; total_epsilon and total_delta repeat epsilon '
+    'and delta under their names before 0.2), paper_epsilon (epsilon x features, as the paper reports it), '
     'participant_epsilon (epsilon x features x chunks per signal summed over recordings), delta, the guarantee, '
     'whether a non-private choice is involved, and the parameters (jsonb, with the k and chunks used). '
     'Privacy: reads the data''s shape (lengths, features, recordings); releases no values; charges no budget.';
@@ -147,11 +149,13 @@ CREATE FUNCTION @extschema@.exponential_dp_cost(source regclass, epsilon float8,
                                                 sensitivity text DEFAULT 'clipped', bounds float8[] DEFAULT NULL,
                                                 length int DEFAULT NULL,
                                                 participant_column name DEFAULT 'participant')
-    RETURNS TABLE (total_epsilon float8, paper_epsilon float8, participant_epsilon float8, total_delta float8,
-                   guarantee text, non_private_choices boolean, mechanism text, parameters jsonb)
+    RETURNS TABLE (mechanism text, guarantee text, epsilon float8, delta float8, rho float8,
+                   non_private_choices boolean, parameters jsonb, paper_epsilon float8, participant_epsilon float8,
+                   total_epsilon float8, total_delta float8)
     AS 'MODULE_PATHNAME', 'gazepriv_exponential_dp_cost' LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.exponential_dp_cost(regclass, float8, text, text, float8[], int, name) IS
-    'What exponential_dp with the same arguments would cost, without drawing noise: for the laplace variant '
+    'What exponential_dp with the same arguments would cost, without drawing noise (the columns of release_cost, '
+    'then paper_epsilon, participant_epsilon, and total_epsilon and total_delta as release_series_cost): for the laplace variant '
     'total_epsilon = participant_epsilon = features x (sum of t_max) x epsilon / 2; for the paper variant the '
     'paper''s claim epsilon x features, flagged non-private (no DP proof) with participant_epsilon NULL. '
     'Privacy: reads the data''s shape and ranges; releases no values; charges no budget.';

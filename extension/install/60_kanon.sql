@@ -11,10 +11,8 @@
 -- Cost previews (the ledger record, from the parameters alone) -----------------------------------------------
 
 CREATE FUNCTION @extschema@.k_same_select_cost(k integer, class_column name DEFAULT NULL,
-                                               across_tasks boolean DEFAULT true, source text DEFAULT NULL,
-                                               OUT mechanism text, OUT guarantee text, OUT epsilon float8,
-                                               OUT delta float8, OUT rho float8, OUT non_private_choices boolean,
-                                               OUT parameters jsonb)
+                                               across_tasks boolean DEFAULT true, source text DEFAULT NULL)
+    RETURNS @extschema@.release_cost
     AS 'MODULE_PATHNAME', 'gazepriv_k_same_select_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.k_same_select_cost(integer, name, boolean, text) IS
     'The ledger record of a k_same_select release with these parameters: mechanism k_same_select, guarantee '
@@ -24,10 +22,8 @@ COMMENT ON FUNCTION @extschema@.k_same_select_cost(integer, name, boolean, text)
 
 CREATE FUNCTION @extschema@.generalize_demographics_cost(k integer,
                                                          quasi_identifiers text[] DEFAULT ARRAY['gender', 'age'],
-                                                         ranges text[] DEFAULT NULL, source text DEFAULT NULL,
-                                                         OUT mechanism text, OUT guarantee text, OUT epsilon float8,
-                                                         OUT delta float8, OUT rho float8,
-                                                         OUT non_private_choices boolean, OUT parameters jsonb)
+                                                         ranges text[] DEFAULT NULL, source text DEFAULT NULL)
+    RETURNS @extschema@.release_cost
     AS 'MODULE_PATHNAME', 'gazepriv_generalize_demographics_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.generalize_demographics_cost(integer, text[], text[], text) IS
     'The ledger record of a generalize_demographics release (generalize_demographics_ranges logs the same under '

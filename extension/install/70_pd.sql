@@ -33,13 +33,14 @@ CREATE FUNCTION @extschema@.pd_release_cost(
         epsilon0 float8 DEFAULT NULL, t int DEFAULT NULL, target_delta float8 DEFAULT NULL,
         model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT 1, split float8 DEFAULT 0,
         bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL,
-        OUT epsilon float8, OUT delta float8, OUT guarantee text, OUT non_private boolean, OUT mechanism text,
-        OUT parameters jsonb)
+        OUT mechanism text, OUT guarantee text, OUT epsilon float8, OUT delta float8, OUT rho float8,
+        OUT non_private_choices boolean, OUT parameters jsonb, OUT non_private boolean)
     AS 'MODULE_PATHNAME', 'gazepriv_pd_release_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.pd_release_cost(int, float8, int, bigint, int, text, int, text, text, float8, int,
                                                float8, float8, float8, float8, float8[], int) IS
     'Cost preview of pd_synthesize / pd_release with these parameters on data with `features` features whose '
-    'largest task has `records` seed records: exactly the ReleaseCost the release charges. Deterministic tests: '
+    'largest task has `records` seed records: exactly the ReleaseCost the release charges, as the columns of '
+    'release_cost, then non_private (= non_private_choices, its name before 0.2). Deterministic tests: '
     'epsilon = model_epsilon (0 without a DP model), delta 0, guarantee plausible-deniability. Randomized test: '
     'C = max_attempts x records candidates, each (epsilon0 + ln(1 + gamma/t), exp(-epsilon0 (k - t)))-DP, '
     'composed basically within a task and in parallel over tasks, plus model_epsilon (or its maximum with a '

@@ -4,10 +4,8 @@
 
 CREATE FUNCTION @extschema@.kaleido_cost(epsilon float8, w integer, r float8, l_thresh float8 DEFAULT NULL,
                                          t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
-                                         max_tests integer DEFAULT NULL,
-                                         OUT mechanism text, OUT guarantee text, OUT epsilon float8,
-                                         OUT delta float8, OUT rho float8, OUT non_private_choices boolean,
-                                         OUT parameters jsonb)
+                                         max_tests integer DEFAULT NULL)
+    RETURNS @extschema@.release_cost
     AS 'MODULE_PATHNAME', 'gazepriv_kaleido_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.kaleido_cost(float8, integer, float8, float8, float8, float8, integer) IS
     'What a Kaleido release with these parameters costs, computed from the parameters alone (the ledger '

@@ -3,7 +3,8 @@
 // guarded(): C++ exceptions are caught there and turned into ereport(ERROR) only after every C++ frame
 // has been unwound and the exception object destroyed.
 //
-// Rules for bodies (checked by review and by the greps in test/run.sh):
+// Rules for bodies (checked by review; test/architecture.sh checks what a grep can: entry points only through
+// GAZEPRIV_FUNCTION, PG_TRY only in call_postgres and the charge worker):
 //  - No object with a non-trivial destructor may be alive across a call that can ereport (palloc,
 //    text_to_cstring, construct_array, SPI, ...). Read the arguments first, run the core work in a
 //    helper that returns plain values, then build the result Datum.

@@ -12,6 +12,7 @@
 #include "pg/boundary/args.hpp"
 #include "pg/boundary/arrays.hpp"
 #include "pg/budget/budget.hpp"
+#include "pg/budget/release_cost.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/heatmap/heatmap_release.hpp"
 #include "pg/heatmap/heatmap_settings.hpp"
@@ -33,24 +34,18 @@ namespace {
 
 const core::CancelCheck kCancel(pg::interrupt_pending);
 
-// The cost record of a release with this spec, as plain values for the SQL result.
+// The cost of a release with this spec as plain values: the shared cost record and the heatmap's own columns.
 struct CostRow {
-    double epsilon, delta, rho, sigma, scale, noise_sd, map_sd, l2, l1;
+    pg::Charge charge;
+    double sigma, scale, noise_sd, map_sd, l2, l1;
     std::int64_t cells;
-    const char* guarantee;
-    bool non_private_choices;
-    const char* mechanism;
-    char* parameters_json; // palloc'd
 };
 
 void plan_cost(const pg::SpecFields& fields, CostRow* row) {
     const core::HeatmapReleasePlan plan = core::plan_heatmap_release(pg::spec_from_fields(fields));
-    const core::ReleaseCost& cost = plan.cost;
     const core::HeatmapParameters& p = plan.spec.parameters;
     const double nan = std::nan("");
-    row->epsilon = cost.epsilon;
-    row->delta = cost.delta;
-    row->rho = cost.rho >= 0 ? cost.rho : nan;
+    row->charge = pg::charge_from_cost(nullptr, plan.cost);
     const bool gaussian = p.mechanism == core::HeatmapMechanism::Gaussian;
     row->sigma = gaussian ? plan.gaussian.sigma : nan;
     row->scale = gaussian ? nan : plan.laplace_scale;
@@ -59,11 +54,6 @@ void plan_cost(const pg::SpecFields& fields, CostRow* row) {
     row->l2 = plan.l2_sensitivity;
     row->l1 = plan.l1_sensitivity;
     row->cells = p.grid.cells();
-    row->guarantee = core::to_string(cost.guarantee);
-    row->non_private_choices = cost.non_private_choices;
-    row->mechanism = "dp_heatmap";
-    row->parameters_json = static_cast<char*>(pg::palloc_or_throw(cost.parameters_json.size() + 1));
-    std::memcpy(row->parameters_json, cost.parameters_json.c_str(), cost.parameters_json.size() + 1);
 }
 
 // The arguments of heatmap_spec(), with NULLs for the optional ones taking their defaults.
@@ -165,19 +155,16 @@ GAZEPRIV_FUNCTION(heatmap_release_cost) {
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                         errmsg("heatmap_release_cost must return a record")));
     desc = BlessTupleDesc(desc);
-    Datum values[14];
-    bool nulls[14] = {};
-    const double numbers[] = {row.epsilon,  row.delta,  row.rho, row.sigma, row.scale,
-                              row.noise_sd, row.map_sd, row.l2,  row.l1};
-    for (int i = 0; i < 9; ++i) {
-        nulls[i] = std::isnan(numbers[i]);
-        values[i] = nulls[i] ? Datum(0) : Float8GetDatum(numbers[i]);
+    constexpr int kShared = pg::kReleaseCostColumns;
+    Datum values[kShared + 7];
+    bool nulls[kShared + 7] = {};
+    pg::release_cost_columns(row.charge, values, nulls);
+    const double numbers[] = {row.sigma, row.scale, row.noise_sd, row.map_sd, row.l2, row.l1};
+    for (int i = 0; i < 6; ++i) {
+        nulls[kShared + i] = std::isnan(numbers[i]);
+        values[kShared + i] = nulls[kShared + i] ? Datum(0) : Float8GetDatum(numbers[i]);
     }
-    values[9] = Int64GetDatum(row.cells);
-    values[10] = CStringGetTextDatum(row.guarantee);
-    values[11] = BoolGetDatum(row.non_private_choices);
-    values[12] = CStringGetTextDatum(row.mechanism);
-    values[13] = DirectFunctionCall1(jsonb_in, CStringGetDatum(row.parameters_json));
+    values[kShared + 6] = Int64GetDatum(row.cells);
     return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
 }
 

@@ -10,6 +10,7 @@
 #include "pg/boundary/args.hpp"
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/budget/budget.hpp"
+#include "pg/budget/release_cost.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/kaleido/kaleido_args.hpp"
 #include "pg/boundary/memory.hpp"
@@ -137,33 +138,7 @@ GAZEPRIV_FUNCTION(kaleido) {
 }
 
 GAZEPRIV_FUNCTION(kaleido_cost) {
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        throw core::InternalError("kaleido_cost must return a record");
-    desc = BlessTupleDesc(desc);
-    // Plain copies of the cost, so that no std::string is alive while the result is built.
-    char mechanism[64], guarantee[64];
-    char* parameters = nullptr;
-    double epsilon = 0, delta = 0, rho = 0;
-    bool non_private = false;
-    {
-        const core::ReleaseCost cost = core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 0));
-        snprintf(mechanism, sizeof mechanism, "%s", cost.mechanism.c_str());
-        snprintf(guarantee, sizeof guarantee, "%s", core::to_string(cost.guarantee));
-        parameters = static_cast<char*>(pg::palloc_or_throw(cost.parameters_json.size() + 1));
-        memcpy(parameters, cost.parameters_json.c_str(), cost.parameters_json.size() + 1);
-        epsilon = cost.epsilon;
-        delta = cost.delta;
-        rho = cost.rho;
-        non_private = cost.non_private_choices;
-    }
-    Datum values[7] = {PointerGetDatum(cstring_to_text(mechanism)),
-                       PointerGetDatum(cstring_to_text(guarantee)),
-                       Float8GetDatum(epsilon),
-                       Float8GetDatum(delta),
-                       Float8GetDatum(rho),
-                       BoolGetDatum(non_private),
-                       DirectFunctionCall1(jsonb_in, CStringGetDatum(parameters))};
-    bool nulls[7] = {false, false, false, false, rho < 0, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    const pg::Charge charge =
+        pg::charge_from_cost(nullptr, core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 0)));
+    return pg::release_cost_datum(fcinfo, charge);
 }

@@ -6,6 +6,7 @@
 #include "core/kanon/k_anonymity_cost.hpp"
 #include "pg/boundary/args.hpp"
 #include "pg/boundary/guard.hpp"
+#include "pg/budget/release_cost.hpp"
 #include "pg/kanon/k_anonymity_cost.hpp"
 
 extern "C" {
@@ -53,28 +54,6 @@ const char** text_array_arg(ArrayType* array, const char* name, int* n) {
 
 } // namespace gazepriv::pg
 
-namespace {
-
-// (mechanism text, guarantee text, epsilon float8, delta float8, rho float8, non_private_choices boolean,
-//  parameters jsonb), the shape of the other *_cost functions.
-Datum cost_record(FunctionCallInfo fcinfo, const pg::Charge& c) {
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        elog(ERROR, "a cost function must return a record");
-    desc = BlessTupleDesc(desc);
-    Datum values[7] = {PointerGetDatum(cstring_to_text(c.mechanism)),
-                       PointerGetDatum(cstring_to_text(c.guarantee)),
-                       Float8GetDatum(c.epsilon),
-                       Float8GetDatum(c.delta),
-                       Float8GetDatum(c.rho),
-                       BoolGetDatum(c.non_private),
-                       DirectFunctionCall1(jsonb_in, CStringGetDatum(c.parameters_json))};
-    bool nulls[7] = {false, false, false, false, c.rho < 0, false, false};
-    return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
-}
-
-} // namespace
-
 // k_same_select_cost(k int, class_column name, across_tasks boolean, source text)
 GAZEPRIV_FUNCTION(k_same_select_cost) {
     pg::require_not_null(fcinfo, {"k", nullptr, "across_tasks"});
@@ -82,7 +61,8 @@ GAZEPRIV_FUNCTION(k_same_select_cost) {
     const char* class_column = PG_ARGISNULL(1) ? nullptr : pstrdup(NameStr(*PG_GETARG_NAME(1)));
     const bool across_tasks = PG_GETARG_BOOL(2);
     const char* source = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
-    return cost_record(fcinfo, pg::k_same_select_charge(nullptr, k, class_column, across_tasks, source));
+    return pg::release_cost_datum(fcinfo,
+                                  pg::k_same_select_charge(nullptr, k, class_column, across_tasks, source));
 }
 
 // generalize_demographics_cost(k int, quasi_identifiers text[], ranges text[], source text)
@@ -98,6 +78,6 @@ GAZEPRIV_FUNCTION(generalize_demographics_cost) {
     const char** ranges =
         PG_ARGISNULL(2) ? nullptr : pg::text_array_arg(PG_GETARG_ARRAYTYPE_P(2), "ranges", &n_ranges);
     const char* source = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
-    return cost_record(fcinfo, pg::demographics_charge("generalize_demographics", nullptr, k, qi[0], qi[1],
-                                                       ranges, n_ranges, source));
+    return pg::release_cost_datum(fcinfo, pg::demographics_charge("generalize_demographics", nullptr, k,
+                                                                  qi[0], qi[1], ranges, n_ranges, source));
 }

@@ -20,6 +20,7 @@
 #include "pg/boundary/arrays.hpp"
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/budget/budget.hpp"
+#include "pg/budget/release_cost.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/memory.hpp"
 #include "pg/pd/pd_source.hpp"
@@ -333,11 +334,11 @@ GAZEPRIV_FUNCTION(pd_release_cost) {
                         errmsg("features must be at least 1 and records at least 0")));
     const pg::Charge c =
         cost_of(a, static_cast<std::size_t>(features), static_cast<std::size_t>(records), "");
-    Datum values[6] = {
-        Float8GetDatum(c.epsilon),        Float8GetDatum(c.delta),
-        CStringGetTextDatum(c.guarantee), BoolGetDatum(c.non_private),
-        CStringGetTextDatum(c.mechanism), DirectFunctionCall1(jsonb_in, CStringGetDatum(c.parameters_json))};
-    bool nulls[6] = {false, false, false, false, false, false};
+    // The shared cost columns, then non_private: the name this function used before, kept for its users.
+    Datum values[pg::kReleaseCostColumns + 1];
+    bool nulls[pg::kReleaseCostColumns + 1] = {};
+    pg::release_cost_columns(c, values, nulls);
+    values[pg::kReleaseCostColumns] = BoolGetDatum(c.non_private);
     return composite(fcinfo, values, nulls);
 }
 

@@ -20,6 +20,7 @@
 #include "pg/boundary/arrays.hpp"
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/budget/budget.hpp"
+#include "pg/budget/release_cost.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/memory.hpp"
 #include "pg/series/series_source.hpp"
@@ -126,19 +127,11 @@ struct Signals {
     ArrayType** series;
 };
 
+// The shared cost record, and the two epsilons only the series report.
 struct CostRow {
-    double epsilon, paper_epsilon, participant_epsilon, delta;
-    const char* guarantee;
-    bool non_private;
-    char* mechanism;
-    char* parameters;
+    pg::Charge charge;
+    double paper_epsilon, participant_epsilon;
 };
-
-char* copy_string(const std::string& s) {
-    auto* p = static_cast<char*>(pg::palloc_or_throw(s.size() + 1));
-    std::memcpy(p, s.c_str(), s.size() + 1);
-    return p;
-}
 
 template <typename T> T* allocate_array(std::size_t n) {
     return static_cast<T*>(pg::palloc_or_throw(sizeof(T) * (n == 0 ? 1 : n)));
@@ -146,14 +139,9 @@ template <typename T> T* allocate_array(std::size_t n) {
 
 void copy_cost(const core::ReleaseCost& cost, double paper_epsilon, double participant_epsilon,
                CostRow* out) {
-    out->epsilon = cost.epsilon;
+    out->charge = pg::charge_from_cost(nullptr, cost);
     out->paper_epsilon = paper_epsilon;
     out->participant_epsilon = participant_epsilon;
-    out->delta = cost.delta;
-    out->guarantee = core::to_string(cost.guarantee);
-    out->non_private = cost.non_private_choices;
-    out->mechanism = copy_string(cost.mechanism);
-    out->parameters = copy_string(cost.parameters_json);
 }
 
 // Signal storage inside new float8[] results, so that the release is written where the rows will
@@ -272,15 +260,17 @@ void emit_signals(FunctionCallInfo fcinfo, const pg::SeriesSource& source, const
 void emit_cost(FunctionCallInfo fcinfo, const CostRow& cost) {
     InitMaterializedSRF(fcinfo, 0);
     auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-    Datum values[8] = {Float8GetDatum(cost.epsilon),
-                       Float8GetDatum(cost.paper_epsilon),
-                       Float8GetDatum(cost.participant_epsilon),
-                       Float8GetDatum(cost.delta),
-                       PointerGetDatum(cstring_to_text(cost.guarantee)),
-                       BoolGetDatum(cost.non_private),
-                       PointerGetDatum(cstring_to_text(cost.mechanism)),
-                       DirectFunctionCall1(jsonb_in, CStringGetDatum(cost.parameters))};
-    bool nulls[8] = {false, false, std::isnan(cost.participant_epsilon), false, false, false, false, false};
+    // The shared columns, then paper_epsilon and participant_epsilon, then total_epsilon and total_delta:
+    // the names of epsilon and delta before the cost record was shared, kept for their users.
+    constexpr int kShared = pg::kReleaseCostColumns;
+    Datum values[kShared + 4];
+    bool nulls[kShared + 4] = {};
+    pg::release_cost_columns(cost.charge, values, nulls);
+    values[kShared] = Float8GetDatum(cost.paper_epsilon);
+    nulls[kShared + 1] = std::isnan(cost.participant_epsilon);
+    values[kShared + 1] = Float8GetDatum(cost.participant_epsilon);
+    values[kShared + 2] = Float8GetDatum(cost.charge.epsilon);
+    values[kShared + 3] = Float8GetDatum(cost.charge.delta);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
