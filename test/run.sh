@@ -4,7 +4,8 @@
 #   2. the core unit tests (GoogleTest under ctest, no server),
 #   3. pg_regress (sql/, expected/) and the isolation specs (test/isolation/) on throwaway clusters
 #      started for the run, as an unprivileged user (initdb refuses root),
-#   4. the script tests in test/scripts/ (stress, crash and similar multi-process tests).
+#   4. the script tests in test/scripts/ (stress, crash and similar multi-process tests) and the security
+#      suite in test/security/ (one script per attack class, playing the attacker as a non-superuser).
 # As root on a fresh Debian bookworm machine it installs its own dependencies first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -95,15 +96,19 @@ if ls test/isolation/specs/*.spec >/dev/null 2>&1; then
     run_suite isolation REGRESS=
 fi
 
-if ls test/scripts/*.sh >/dev/null 2>&1; then
-    log "script tests"
-    for t in test/scripts/*.sh; do
+run_scripts() { # run_scripts TITLE DIR: every DIR/*.sh, each on its own throwaway cluster (test/lib.sh)
+    ls "$2"/*.sh >/dev/null 2>&1 || return 0
+    log "$1"
+    local t status
+    for t in "$2"/*.sh; do
         bash "$t" >"$stage/$(basename "$t").log" 2>&1
         status=$?
         echo "$(basename "$t") ... $([ $status -eq 0 ] && echo ok || echo FAILED)"
         [ $status -ne 0 ] && tail -40 "$stage/$(basename "$t").log"
         record "$t" $status
     done
-fi
+}
+run_scripts "script tests" test/scripts
+run_scripts "security suite: each attack class played by a non-superuser (test/security)" test/security
 
 finish
