@@ -1,4 +1,4 @@
--- Calibration formulas against the test vectors of design/algorithms.md 1.3-1.5 and 2.4.
+-- Calibration formulas against the test vectors of doc/privacy/noise.md §1-2.
 -- Liu et al.'s "good privacy": Delta2 = 1/3 (300x300 px, m = 1, n = 900), epsilon = 1, delta = 900^(-1.5).
 SELECT method, round(gazepriv.gaussian_sigma(1.0/3, 1, 900^(-1.5), method)::numeric, 4) AS sigma
 FROM unnest(ARRAY['analytic', 'liu2019']) method;

@@ -20,7 +20,7 @@ SELECT (SELECT max(abs(a - b)) < 1e-9 FROM unnest(x, gazepriv.fpa(x, 4, 1e12, 1)
 FROM s;
 
 -- FPA's per-sample noise variance is 2 lambda^2 (4k - 3) / n^2 with lambda = sqrt(n k) Delta_2 / epsilon
--- (algorithms.md §9): n = 64, k = 6, Delta_2 = 1, epsilon = 1 gives 3.9375. 5,000 releases of zeros:
+-- (doc/privacy/series.md §3): n = 64, k = 6, Delta_2 = 1, epsilon = 1 gives 3.9375. 5,000 releases of zeros:
 -- the mean square has a relative standard error of 1%, so a 4% tolerance holds and a 5% error in lambda
 -- (10.25% in variance) fails. (The calls are in the select list: one fresh release per row.)
 WITH v AS (SELECT avg(y * y) AS ms, avg(y * y) FILTER (WHERE i = 1) AS first_sample

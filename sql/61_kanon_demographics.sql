@@ -2,7 +2,7 @@
 -- most classes and then the least information loss; given ranges applied as they are.
 
 -- The population of the TVCG 2023 supplement's Table 1 (ET-DK2 subjects 2-20 without 7, 360_em subjects
--- 2-14; 31 rows although its text says 24 individuals), typed in from ../shared/papers/001_b5a97014ffe67907.txt.
+-- 2-14; 31 rows although its text says 24 individuals), typed in from the supplement (doc/privacy/kanon.md §3).
 -- The OCR'd header reads "Subject ID, Age, Gender" but the columns hold gender, then age.
 CREATE TABLE kanon_table1 (participant text, gender text, age int);
 INSERT INTO kanon_table1 VALUES

@@ -1,9 +1,9 @@
 -- Plausible deniability: the band index, the randomized test's theorem, the cost preview, the labels.
--- Bands (algorithms.md 4.2): i = floor(-ln p / ln gamma); gamma = 2: p = 0.3 -> 1, p = 0.25 -> 2 (a power of
+-- Bands (doc/privacy/pd.md §2): i = floor(-ln p / ln gamma); gamma = 2: p = 0.3 -> 1, p = 0.25 -> 2 (a power of
 -- gamma sits on its band's upper edge); densities above 1 give negative bands.
 SELECT gazepriv.pd_band(0.3, 2) AS p_03, gazepriv.pd_band(0.25, 2) AS p_025, gazepriv.pd_band(0.5, 2) AS p_05,
        gazepriv.pd_band(1, 2) AS p_1, gazepriv.pd_band(3, 2) AS density_3, gazepriv.pd_band(3e-301, 10) AS tiny;
--- The randomized test per candidate (4.3): k = 50, gamma = 2, epsilon0 = 0.1, t = 10 -> 0.2823, 0.0183.
+-- The randomized test per candidate (doc/privacy/pd.md §4): k = 50, gamma = 2, epsilon0 = 0.1, t = 10 -> 0.2823, 0.0183.
 SELECT round(epsilon::numeric, 4) AS epsilon, round(delta::numeric, 4) AS delta,
        abs(epsilon - (0.1 + ln(1.2::float8))) < 1e-15 AS exact_epsilon,
        abs(delta - exp(-4::float8)) < 1e-17 AS exact_delta

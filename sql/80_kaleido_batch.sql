@@ -130,7 +130,7 @@ SELECT data, action, count(*) > 0 AS occurs FROM released WHERE data = 'hoppe' A
 GROUP BY data, action ORDER BY action;
 
 -- Planar Laplace (one release per call): with epsilon = 4, h = 2 the first release gets epsilon 1 for
--- r = 1, so the displacement radius follows C(rho) = 1 - (1 + rho) e^-rho (algorithms.md 3.2: median
+-- r = 1, so the displacement radius follows C(rho) = 1 - (1 + rho) e^-rho (doc/privacy/noise.md §5: median
 -- 1.67835, mean 2) and the angle is uniform. 40,000 draws; the tolerances are 5 standard errors, and a
 -- 5% scale error (median fraction 0.474, mean 2.1) would fail them.
 SET gazepriv.seed = 7002;

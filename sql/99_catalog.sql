@@ -19,13 +19,13 @@ SELECT p.oid::regprocedure AS comment_without_privacy_contract
 FROM pg_proc p JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND d.description NOT ILIKE '%privacy%'
 ORDER BY 1;
--- No aggregate is named like a built-in one (Citus would plan it as the built-in: design/citus.md).
+-- No aggregate is named like a built-in one (Citus matches a non-combinable aggregate to its built-ins by name).
 SELECT p.proname AS builtin_named_aggregate FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.prokind = 'a'
   AND p.proname IN (SELECT proname FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace AND prokind = 'a')
 ORDER BY 1;
 -- Every aggregate combines (parallel query, Citus), is parallel safe, and ships a real state type with text
--- input/output rather than internal (Citus moves states as text: design/citus.md).
+-- input/output rather than internal (Citus ships partial states between nodes through their text output).
 SELECT a.aggfnoid::regprocedure AS aggregate_not_citus_ready
 FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
 WHERE p.pronamespace = 'gazepriv'::regnamespace

@@ -1,5 +1,5 @@
 // The Gaussian saccade velocity profile v(tau) = a exp(-(tau - b)^2 / (2 c^2)) that k-same-synth and
-// event-synth-PD resample (algorithms.md 5.3), fitted to a saccade's sample velocities.
+// event-synth-PD resample (TVCG 2023 supplement §2.1-2.2), fitted to a saccade's sample velocities.
 #pragma once
 
 #include <cstddef>

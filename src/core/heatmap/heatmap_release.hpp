@@ -1,4 +1,4 @@
-// Releasing a DP gaze heatmap (Liu et al. 2019, algorithms.md §1).
+// Releasing a DP gaze heatmap (Liu et al. 2019 §3.5; doc/privacy/heatmap.md §1).
 //
 // Query: the integer capped sums S_j = sum_i min(count_i(j), m) over the r cells of the grid. Under
 // replace-one neighbours (one participant's data replaced, n public) S changes by at most m per cell:

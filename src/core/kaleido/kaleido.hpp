@@ -1,6 +1,6 @@
-// Kal-epsilon-ido (Li, Roy Chowdhury, Fawaz and Kim, USENIX Security 2021): (epsilon, w, r)-private gaze
+// Kalεido (Li, Roy Chowdhury, Fawaz and Kim, USENIX Security 2021): (epsilon, w, r)-private gaze
 // streams, as the supplement of David-John et al. (TVCG 2023, Sec. 2.3) gives the algorithm, with the
-// corrections of design/algorithms.md Sec. 3.
+// corrections of doc/privacy/kaleido.md §2 (the per-window accounting is §3 there).
 //
 // Guarantee (w-event geo-indistinguishability). Two streams of one person are neighbours when they have
 // the same timestamps and the same missing samples, and their positions differ only at samples inside

@@ -1,5 +1,5 @@
 // k-anonymous generalisation of demographics (David-John, Butler, Jain, TVCG 2023 supplement section 1;
-// algorithms.md section 5.4): age becomes a range and gender either stays or becomes the merged value
+// doc/privacy/kanon.md §3): age becomes a range and gender either stays or becomes the merged value
 // "M/F", so that every combination (equivalence class) has at least k rows.
 //
 // The model is the paper's (its Table 2): gender is kept for everyone or merged for everyone; age ranges

@@ -1,4 +1,4 @@
-// k-same-select sequence (David-John, Butler, Jain, ETRA 2022; algorithms.md section 5.2): k-anonymous
+// k-same-select sequence (David-John, Butler, Jain, ETRA 2022 §3.3; doc/privacy/kanon.md §1-2): k-anonymous
 // release of feature-vector sequences.
 //
 // For every task, the participants who have rows in it are shuffled with the CSPRNG (Fisher-Yates) and cut

@@ -3,7 +3,7 @@
 // Deterministic tests ((k, gamma)-PD, not DP): epsilon 0 and delta 0, guarantee plausible-deniability; a DP
 // model (model_epsilon) adds its epsilon.
 //
-// Randomized test (Bindschaedler et al. 2017, Theorem 1; algorithms.md section 4.3): one invocation of
+// Randomized test (Bindschaedler et al. 2017, Theorem 1; doc/privacy/pd.md §4): one invocation of
 // Mechanism 1 (a seed drawn uniformly from the task's seed records, one candidate, the test against
 // k + Lap(1/epsilon0), the candidate or nothing released) is (epsilon, delta)-DP for adding or removing one
 // record (feature vector) of the task, for any integer 1 <= t < k:

@@ -1,5 +1,5 @@
 // event-synth-PD for fixations (David-John, Butler and Jain, TVCG 2023 supplement section 2.2;
-// algorithms.md section 4.6): a fixation d = (mu_x, mu_y, sigma_x, sigma_y, t) is replaced by t samples drawn
+// doc/privacy/pd.md §6): a fixation d = (mu_x, mu_y, sigma_x, sigma_y, t) is replaced by t samples drawn
 // from N(mu_x, sigma_x^2) x N(mu_y, sigma_y^2) (independent axes, as written), redrawn until the PD event
 // test passes against the fixations of the other participants on the same task (stimulus), at most
 // max_attempts times.

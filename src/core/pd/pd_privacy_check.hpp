@@ -1,5 +1,5 @@
-// The (k, gamma) plausible-deniability privacy tests (Bindschaedler et al. 2017; algorithms.md section 4.2,
-// supplement 000_*), in log space.
+// The (k, gamma) plausible-deniability privacy tests (Bindschaedler et al. 2017, Privacy
+// Tests 1-2; ETRA 2022 supplement §1; doc/privacy/pd.md §2-3), in log space.
 //
 // Band: the unique integer i with gamma^(-i-1) < p <= gamma^(-i), i.e. i = floor(-ln p / ln gamma), any
 // integer (densities above 1 give negative bands); p = 0 has no band and never matches. Two records in one

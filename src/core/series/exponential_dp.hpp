@@ -1,6 +1,6 @@
 // Exponential-DP (Steil, Hagestedt, Huang, Bulling, ETRA 2019) as David-John et al. (ETRA 2022, §3.3)
 // re-implement it, the baseline the papers compare against, and its corrected Laplace form
-// (algorithms.md §6).
+// (doc/privacy/series.md §7).
 //
 // Per feature i: delta_i = max - min of the feature over the dataset (empirical, not private) or
 // hi - lo of public bounds (values clipped). Per recording (task), t_max = the longest signal (or the

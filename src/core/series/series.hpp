@@ -1,5 +1,5 @@
 // Time-series release of one signal (Bozkir, Günlü, Fuhl, Schaefer, Kasneci, PLOS ONE 16(8) e0255979,
-// 2021; algorithms.md §2): LPA, FPA (Rastogi & Nath 2010 with the corrected lambda), CFPA (FPA per
+// 2021; doc/privacy/series.md): LPA, FPA (Rastogi & Nath 2010 with the corrected lambda), CFPA (FPA per
 // chunk) and DCFPA (FPA on the differences inside each chunk), plus the NMSE utility metric and the
 // choice of k.
 //
@@ -54,7 +54,7 @@ inline std::size_t fpa_max_k(std::size_t n) {
 std::size_t fpa_coordinates(std::size_t n, std::size_t k);
 // lambda = sqrt(n k) l2_sensitivity / epsilon (Bozkir Eq. 8; the non-unitary DFT).
 double fpa_lambda(std::size_t n, std::size_t k, double l2_sensitivity, double epsilon);
-// The noise variance FPA_k adds to each output sample (algorithms.md §9).
+// The noise variance FPA_k adds to each output sample (doc/privacy/series.md §3).
 double fpa_noise_variance(std::size_t n, std::size_t k, double lambda);
 
 // ceil(n / chunk); the last chunk has n - (count - 1) chunk elements.

@@ -1,5 +1,5 @@
-// Dataset release of feature signals (Bozkir et al. 2021, algorithms.md §2): every participant's signals
-// perturbed by LPA, FPA, CFPA or DCFPA, with each feature's (and chunk's) sensitivity computed across
+// Dataset release of feature signals (Bozkir et al. 2021; doc/privacy/series.md §4-5): every participant's
+// signals perturbed by LPA, FPA, CFPA or DCFPA, with each feature's (and chunk's) sensitivity computed across
 // the participants of a recording, as the paper's Eq. 7 does (not private: a local quantity of the
 // data), or from public clip bounds (strict).
 //
@@ -11,7 +11,7 @@
 // parallel. For one participant:
 //  - one signal (a feature of a recording) by LPA or FPA costs epsilon;
 //  - by CFPA or DCFPA it costs epsilon per chunk, and the chunks of one participant's signal compose
-//    sequentially: ceil(n / chunk) epsilon (algorithms.md §2.10, pitfall 4). The paper's parallel
+//    sequentially: ceil(n / chunk) epsilon (doc/privacy/series.md §4). The paper's parallel
 //    composition over chunks holds only if a neighbour changes one chunk (chunk_semantics = Chunk);
 //  - features and recordings compose sequentially.
 // The release therefore costs epsilon x features x (sum over recordings of the chunks per signal; 1

@@ -56,9 +56,10 @@ private:
     char hint_[256];
 };
 
-// Calls PostgreSQL from C++ code that has objects alive (style guide B6): fn runs inside PG_TRY; an error
-// it raises becomes a PostgresError exception, so C++ unwinds normally. fn itself must hold no object with
-// a destructor. The failed transaction is still aborted afterwards, when the guard re-raises the error.
+// Calls PostgreSQL from C++ code that has objects alive (a PostgreSQL error must never longjmp over
+// them): fn runs inside PG_TRY; an error it raises becomes a PostgresError exception, so C++ unwinds
+// normally. fn itself must hold no object with a destructor. The failed transaction is still aborted
+// afterwards, when the guard re-raises the error.
 void call_postgres(void (*fn)(void*), void* argument);
 template <typename F> void call_postgres(F&& f) {
     call_postgres([](void* p) { (*static_cast<std::remove_reference_t<F>*>(p))(); }, &f);

@@ -59,7 +59,7 @@ void refuse_where_charging_is_impossible() {
                         errhint("Mark the releasing function PARALLEL RESTRICTED.")));
     if (RecoveryInProgress())
         ereport(ERROR, (errcode(kPB003), errmsg("privacy budgets cannot be charged on a standby")));
-    // Citus runs shard queries through connections named "citus_internal ..." (design/citus.md): charging
+    // Citus runs shard queries through connections named "citus_internal gpid=...": charging
     // there would charge a worker node's local ledger, once per shard. Budgets are charged only where the
     // query was issued.
     const char* app = GetConfigOption("application_name", true, false);

@@ -2,7 +2,7 @@
 //
 // Accepted shapes, by column name:
 //  - feature arrays: <participant_column>, [recording | task], t | window, features (a numeric array,
-//    one element per feature), as PRODUCT.md's feature windows (participant, task, window, features);
+//    one element per feature), as the canonical feature-window table (participant, task, window, features);
 //  - long form: <participant_column>, [recording | task], feature, t | window, value.
 // Any column type that casts to text (keys), float8 (t, value) or float8[] (features) works. Rows whose
 // participant, recording, feature or t is NULL (or t not finite) cannot be placed and are dropped; NULL

@@ -13,7 +13,7 @@ using gazepriv::test::invalid_argument_message;
 
 namespace {
 
-// Liu et al.'s "good privacy" case (algorithms.md 1.3): 300x300 pixels, m = 1, n = 900.
+// Liu et al.'s "good privacy" case (doc/privacy/noise.md §1): 300x300 pixels, m = 1, n = 900.
 const double kDelta2 = 1.0 / 3.0;
 const double kDeltaGood = std::pow(900.0, -1.5);
 
@@ -49,7 +49,7 @@ TEST(Calibration, AnalyticSigmaIsTheSmallestFeasibleOne) {
 }
 
 TEST(Calibration, GaussianEpsilonInvertsSigma) {
-    // Liu et al. section 4: 1050x1680, n = 50,000, sigma = 1.5 (algorithms.md 1.3, third row).
+    // Liu et al. section 4: 1050x1680, n = 50,000, sigma = 1.5 (doc/privacy/noise.md §1).
     const double d = std::pow(50000.0, -1.5);
     EXPECT_NEAR(gaussian_epsilon(0.02656, 1.5, d, GaussianCalibration::Liu2019), 0.1010372440, 1e-9);
     EXPECT_NEAR(gaussian_epsilon(0.02656, 1.5, d, GaussianCalibration::DworkRoth), 0.1015714994, 1e-9);

@@ -219,7 +219,7 @@ TEST(FastGridExponential, RadiusIsPlanarLaplaceOnTheSameGridAsTheReference) {
         ASSERT_EQ(std::nearbyint(x / half.grid()), x / half.grid()); // on the 2^-40 grid
     }
     EXPECT_EQ(half.grid(), std::ldexp(1.0, -40));
-    // C(rho) = 1 - (1 + rho) e^-rho for epsilon = 1; C^-1(0.5) = 1.67835 (algorithms.md 3.2).
+    // C(rho) = 1 - (1 + rho) e^-rho for epsilon = 1; C^-1(0.5) = 1.67835 (doc/privacy/noise.md §5).
     EXPECT_LT(ks_sqrt_n(xs, [](double r) { return r < 0 ? 0 : 1 - (1 + r) * std::exp(-r); }), 1.95);
     EXPECT_GT(ks_sqrt_n(xs, [](double r) { return r < 0 ? 0 : 1 - (1 + r / 1.05) * std::exp(-r / 1.05); }),
               1.95);

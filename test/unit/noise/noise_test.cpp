@@ -101,7 +101,7 @@ TEST(PlanarLaplace, RadiusIsGammaTwoWithTheKnownQuantiles) {
     std::vector<double> xs(n);
     for (auto& x : xs)
         x = planar_laplace_radius(rng, 1.0);
-    // C(rho) = 1 - (1 + rho) e^-rho for epsilon = 1; C^-1(0.5) = 1.67835 (algorithms.md 3.2).
+    // C(rho) = 1 - (1 + rho) e^-rho for epsilon = 1; C^-1(0.5) = 1.67835 (doc/privacy/noise.md §5).
     EXPECT_LT(ks_sqrt_n(xs, [](double r) { return r < 0 ? 0 : 1 - (1 + r) * std::exp(-r); }), 1.95);
     EXPECT_NEAR(gazepriv::test::moments(xs).mean, 2.0, 5 * std::sqrt(2.0 / n));
     for (auto [p, q] :

@@ -47,7 +47,7 @@ double l2(const std::vector<double>& x) {
 } // namespace
 
 TEST(Fpa, LambdaIsTheCorrectedScaleAndTheBoundIsTight) {
-    // algorithms.md §2.4: n = 128, k = 10, Delta_2 = 1, epsilon = 1 -> 35.777 (RN10 would say 3.162).
+    // doc/privacy/series.md §2: n = 128, k = 10, Delta_2 = 1, epsilon = 1 -> 35.777 (RN10 would say 3.162).
     EXPECT_NEAR(fpa_lambda(128, 10, 1, 1), 35.777, 1e-3);
     // The worst case 1 + sum_{j<k} (cos_j - sin_j) reaches L1 = sqrt(n k) per unit L2 ...
     const std::size_t n = 128, k = 10;
@@ -101,9 +101,9 @@ TEST(Fpa, KeepingFewBinsKeepsTheFullAmplitude) {
         ASSERT_NEAR(y[t], 2.0, 1e-9);
 }
 
-// Per-sample noise variance of FPA against 2 lambda^2 (4k - 3) / n^2 (algorithms.md §9). The statistic
-// per run is S = mean_t y_t^2 of a release of zeros; by Parseval S = (N_0^2 + 2 sum |N_j|^2) / n^2 with
-// independent Laplace coordinates, so Var S = 20 lambda^4 (number of terms weighted) / n^4 is known
+// Per-sample noise variance of FPA against 2 lambda^2 (4k - 3) / n^2 (doc/privacy/series.md §3). The
+// statistic per run is S = mean_t y_t^2 of a release of zeros; by Parseval S = (N_0^2 + 2 sum |N_j|^2) / n^2
+// with independent Laplace coordinates, so Var S = 20 lambda^4 (number of terms weighted) / n^4 is known
 // exactly and the test is a z-test that a 5% error in lambda fails.
 class FpaVariance : public ::testing::TestWithParam<std::pair<std::size_t, std::size_t>> {};
 
