@@ -1,4 +1,4 @@
-// Kal-epsilon-ido core throughput on the real recordings (Hoppe 2018: 60 Hz, jitter and gaps; Uniss-FGD:
+// Kalεido core throughput on the real recordings (Hoppe 2018: 60 Hz, jitter and gaps; Uniss-FGD:
 // 300 Hz), against a baseline measured in the same run: the same algorithm written the way a plain
 // C++ port of the supplement's pseudocode would be (std::mt19937_64, floating-point Laplace and
 // Gamma(2) noise, double sums; insecure). Also checks the accounting on the full data: the largest

@@ -1,4 +1,4 @@
--- Kalepsilonido (Li et al., USENIX Security 2021): (epsilon, w, r)-private gaze streams, in batch and live.
+-- Kaleido (Li et al., USENIX Security 2021): (epsilon, w, r)-private gaze streams, in batch and live.
 
 -- Cost preview (pure calculation) --------------------------------------------------------------------
 

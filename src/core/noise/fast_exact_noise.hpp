@@ -1,5 +1,5 @@
 // Faster exact samplers for mechanisms that draw millions of values: LPA and the Exponential-DP
-// baseline noise every sample, FPA every kept coefficient, Kalepsilonido one Laplace per test, the
+// baseline noise every sample, FPA every kept coefficient, Kalεido one Laplace per test, the
 // lattice planar Laplace two exponentials per released point. They produce exactly the distributions
 // of their namesakes in discrete.hpp and noise.hpp (same scales, grids and tail rejections) by a
 // different exact algorithm, so they consume the generator differently: a seeded run gives different,

@@ -1,4 +1,4 @@
-// Kalepsilonido in batch: kaleido(t_ms[], x[], y[], parameters) releases one stream, and kaleido_cost shows
+// Kalεido in batch: kaleido(t_ms[], x[], y[], parameters) releases one stream, and kaleido_cost shows
 // what a release costs. The live trigger is in kaleido_live.cpp; both read parameters through
 // kaleido_args.hpp and run the same core (core/kaleido/kaleido.hpp).
 #include <cmath>

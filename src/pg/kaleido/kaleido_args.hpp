@@ -1,4 +1,4 @@
-// Kalepsilonido parameters as SQL functions and the live trigger receive them.
+// Kalεido parameters as SQL functions and the live trigger receive them.
 #pragma once
 
 #include "core/kaleido/kaleido.hpp"

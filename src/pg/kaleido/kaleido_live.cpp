@@ -1,4 +1,4 @@
-// Kalepsilonido live: the statement-level trigger kaleido_publish() releases every inserted sample into a
+// Kalεido live: the statement-level trigger kaleido_publish() releases every inserted sample into a
 // published table, continuing each stream's state from gazepriv.kaleido_streams, and kaleido_reset()
 // forgets a stream.
 //
