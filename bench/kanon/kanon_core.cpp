@@ -1,4 +1,4 @@
-// Core k-anonymity benchmark (build/bench_kanon_core; bench/kanon/kanon.sh is the SQL one): k-same-select
+// Core k-anonymity benchmark (build-bench/bench_kanon_core; kanon.sh is the SQL one): k-same-select
 // sequence, one grouping across tasks (the default) and per task (the paper's), on feature rows shaped like
 // the Hoppe et al. feature windows of test/demo/hoppe_features.psql (20 participants, 3 tasks, 30 s windows
 // every 0.5 s: ~24,500 rows of 33 features), and 10 and 100 times more participants; demographic
