@@ -1,5 +1,5 @@
--- The analyst model: an analyst cannot read raw rows, touch the ledger or budgets, set the seed, or call
--- internal functions; sees only its own budget rows. Curators see everything.
+-- The analyst model: an analyst cannot read raw rows, touch the ledger or budgets, set the seed, the charge
+-- timeout or a limit, or call internal functions; sees only its own budget rows. Curators see everything.
 SELECT gazepriv.version() IS NOT NULL AS library_loaded;  -- so that SET gazepriv.seed meets the real setting
 SET ROLE budget_alice;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
@@ -11,6 +11,8 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.grant_budget('gaze', 'budget_alice', 100, 1e-5)$$,
     $$SELECT gazepriv.register_dataset('mine', 'budget_gaze', 'participant')$$,
     $$SET gazepriv.seed = 1$$,
+    $$SET gazepriv.charge_timeout = '1h'$$,
+    $$SET gazepriv.max_heatmap_cells = 100000000$$,
     $$SELECT gazepriv.charge_budget('gaze', 'refund', 0)$$,
     $$SELECT * FROM gazepriv._apply_charge('gaze', 0, 'x', '{}', 0, 0, NULL, 'dp', false, 0)$$]) q;
 SELECT dataset, role, releases FROM gazepriv.budget_status ORDER BY role::text;

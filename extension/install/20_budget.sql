@@ -333,7 +333,9 @@ BEGIN
                                               'k-anonymity or plausible-deniability', p_guarantee), NULL::bigint;
         RETURN;
     END IF;
-    SELECT * INTO b FROM @extschema@.budgets bb WHERE bb.dataset = p_dataset AND bb.role = p_role FOR UPDATE;
+    -- NOWAIT: a row locked by another transaction fails this charge alone (55P03, the caller tries again)
+    -- instead of parking the worker that charges every dataset of the database.
+    SELECT * INTO b FROM @extschema@.budgets bb WHERE bb.dataset = p_dataset AND bb.role = p_role FOR UPDATE NOWAIT;
     IF NOT FOUND THEN
         IF NOT EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = p_dataset) THEN
             RETURN QUERY SELECT 'unknown_dataset', format('dataset "%s" is not registered', p_dataset), NULL::bigint;

@@ -1,12 +1,13 @@
-// The caller's side of a budget charge: checks the context, hands the charge to a background worker
-// through dynamic shared memory, waits for it, and turns its reply into a result or an error.
-// Plain C-style code: everything here can raise PostgreSQL errors, so no C++ object is ever alive.
+// The caller's side of a budget charge: checks the context, queues the charge with the database's charge
+// worker through shared memory (charge_queue.hpp), waits for its reply, and turns it into a result or an
+// error. Plain C-style code: everything here can raise PostgreSQL errors, so no C++ object is ever alive.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "pg/boundary/args.hpp"
 #include "pg/budget/budget.hpp"
-#include "pg/budget/budget_message.hpp"
+#include "pg/budget/charge_queue.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/memory.hpp"
 
@@ -15,11 +16,10 @@ extern "C" {
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "access/parallel.h"
-#include "catalog/pg_authid_d.h"
 #include "pgstat.h"
-#include "postmaster/bgworker.h"
-#include "storage/dsm.h"
 #include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
@@ -38,6 +38,10 @@ constexpr int kPB002 = MAKE_SQLSTATE('P', 'B', '0', '0', '2'); // no budget / un
 constexpr int kPB003 = MAKE_SQLSTATE('P', 'B', '0', '0', '3'); // refused in this context
 constexpr int kPB004 = MAKE_SQLSTATE('P', 'B', '0', '0', '4'); // worker unavailable or failed
 
+constexpr long kPollMs = 100;          // how often a waiting caller checks that its worker is still there
+constexpr long kSlotRetryMs = 10;      // how often it retries when no background worker slot is free
+constexpr long kMaxLockBackoffMs = 50; // the longest pause between attempts on a locked budget row
+
 char* copy_string(const char* s) {
     const std::size_t n = std::strlen(s) + 1;
     char* out = static_cast<char*>(palloc_or_throw(n));
@@ -45,11 +49,10 @@ char* copy_string(const char* s) {
     return out;
 }
 
-void copy_text(char* dst, std::size_t size, const char* src, const char* what) {
+void copy_text(char* dst, std::size_t size, const char* src, const char* what, int sqlstate) {
     const std::size_t n = std::strlen(src);
     if (n >= size)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("%s is longer than %zu bytes", what, size - 1)));
+        ereport(ERROR, (errcode(sqlstate), errmsg("%s is longer than %zu bytes", what, size - 1)));
     std::memcpy(dst, src, n + 1);
 }
 
@@ -69,46 +72,85 @@ void refuse_where_charging_is_impossible() {
                                "not inside a Citus shard query")));
 }
 
-BackgroundWorkerHandle* start_worker(dsm_handle handle) {
-    BackgroundWorker worker;
-    std::memset(&worker, 0, sizeof worker);
-    worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-    worker.bgw_restart_time = BGW_NEVER_RESTART;
-    snprintf(worker.bgw_library_name, BGW_MAXLEN, "gazepriv");
-    snprintf(worker.bgw_function_name, BGW_MAXLEN, "gazepriv_charge_worker_main");
-    snprintf(worker.bgw_name, BGW_MAXLEN, "gazepriv budget charge for PID %d", MyProcPid);
-    snprintf(worker.bgw_type, BGW_MAXLEN, "gazepriv budget charge");
-    worker.bgw_main_arg = UInt32GetDatum(handle);
-    worker.bgw_notify_pid = MyProcPid;
+long remaining_ms(TimestampTz deadline) {
+    return TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+}
 
-    // All worker slots can be busy (parallel queries, other charges): wait for one, up to the timeout.
-    const TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), charge_timeout_ms);
+void pause_ms(long ms) {
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, std::max(ms, 1L),
+                    PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+    CHECK_FOR_INTERRUPTS();
+}
+
+void wake(int pgprocno) {
+    if (pgprocno >= 0)
+        SetLatch(&ProcGlobal->allProcs[pgprocno].procLatch);
+}
+
+// A charge of this backend that was cancelled may have left its slot busy: a request still queued is
+// withdrawn (never applied), one being applied is waited for (it may stand; nothing was released for it).
+void reclaim(ChargeSlot* slot, TimestampTz deadline) {
+    uint32 expected = kSlotQueued;
+    (void)pg_atomic_compare_exchange_u32(&slot->state, &expected, kSlotFree);
+    while (pg_atomic_read_u32(&slot->state) == kSlotTaken) {
+        const long left = remaining_ms(deadline);
+        if (left <= 0)
+            ereport(ERROR, (errcode(kPB004),
+                            errmsg("an earlier, cancelled charge of this session is still being applied"),
+                            errdetail("Nothing was released.")));
+        pause_ms(std::min(left, kPollMs));
+    }
+    pg_atomic_write_u32(&slot->state, kSlotFree);
+}
+
+// Queues the request in the slot for this database's charge worker (starting one if there is none) and
+// waits for its reply, until the deadline. True: the slot is Done. False: no worker took the request by
+// the deadline and it was withdrawn (never applied).
+bool exchange(ChargeSlot* slot, TimestampTz deadline) {
+    slot->database = MyDatabaseId;
+    slot->reply.status = ChargeStatus::Pending;
+    pg_write_barrier(); // the request before the state that publishes it
+    pg_atomic_write_u32(&slot->state, kSlotQueued);
     for (;;) {
-        BackgroundWorkerHandle* h = nullptr;
-        if (RegisterDynamicBackgroundWorker(&worker, &h))
-            return h;
-        if (GetCurrentTimestamp() >= deadline)
+        if (pg_atomic_read_u32(&slot->state) == kSlotDone) {
+            pg_read_barrier(); // the state before the reply it publishes
+            return true;
+        }
+        // Each round: if the worker exited meanwhile, a request still queued is taken by the next one.
+        const ChargeService worker = find_or_start_charge_service();
+        wake(worker.pgprocno);
+        const long left = remaining_ms(deadline);
+        if (left <= 0) {
+            uint32 expected = kSlotQueued;
+            if (pg_atomic_compare_exchange_u32(&slot->state, &expected, kSlotFree))
+                return false;
+            if (expected == kSlotDone)
+                continue;
             ereport(ERROR,
                     (errcode(kPB004),
-                     errmsg("no background worker slot became free within gazepriv.charge_timeout (%d ms) "
-                            "to charge the privacy budget; nothing was released",
+                     errmsg("the privacy budget charge did not complete within gazepriv.charge_timeout "
+                            "(%d ms)",
                             charge_timeout_ms),
-                     errhint("Raise max_worker_processes.")));
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10, PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
+                     errdetail("The charge may stand; nothing was released.")));
+        }
+        pause_ms(std::min(left, worker.generation == 0 ? kSlotRetryMs : kPollMs));
     }
 }
 
 } // namespace
 
 void define_budget_settings() {
+    // Superuser-only: an analyst who could lengthen it would hold a release (and its charge) waiting on a
+    // locked budget for as long as they like.
     DefineCustomIntVariable(
         "gazepriv.charge_timeout",
-        "How long a release waits for a background worker slot and for the budget row lock.",
-        "After it, the release fails closed with ERROR PB004: nothing is released.", &charge_timeout_ms,
-        10000, 100, 3600 * 1000, PGC_USERSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+        "How long a release waits for its budget charge: for a charge worker, and for a "
+        "budget row locked by another transaction.",
+        "After it the release fails closed (PB004, or 55P03 for a lock): nothing is released.",
+        &charge_timeout_ms, 10000, 100, 3600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    if (process_shared_preload_libraries_in_progress)
+        request_charge_registry_memory();
 }
 
 Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost) {
@@ -145,40 +187,55 @@ std::int64_t charge_budget(const Charge& charge) {
                         errmsg("rho must be a finite number of at least 0, got %g", charge.rho)));
     refuse_where_charging_is_impossible();
 
-    const char* parameters = charge.parameters_json != nullptr ? charge.parameters_json : "{}";
-    const Size parameters_len = std::strlen(parameters) + 1;
-    dsm_segment* segment = dsm_create(offsetof(ChargeMessage, parameters) + parameters_len, 0);
-    auto* m = static_cast<ChargeMessage*>(dsm_segment_address(segment));
-    std::memset(m, 0, offsetof(ChargeMessage, parameters));
-    m->database = MyDatabaseId;
-    m->worker_role = BOOTSTRAP_SUPERUSERID;
-    m->charged_role = GetOuterUserId();
-    m->caller_pid = MyProcPid;
-    m->lock_timeout_ms = charge_timeout_ms;
-    m->epsilon = charge.epsilon;
-    m->delta = charge.delta;
-    m->rho = charge.rho;
-    m->has_rho = charge.rho >= 0;
-    m->non_private = charge.non_private;
-    copy_text(m->dataset, sizeof m->dataset, charge.dataset, "the dataset name");
-    copy_text(m->mechanism, sizeof m->mechanism, charge.mechanism, "the mechanism name");
-    copy_text(m->guarantee, sizeof m->guarantee, charge.guarantee, "the guarantee kind");
-    m->status = ChargeStatus::Pending;
-    m->parameters_len = parameters_len;
-    std::memcpy(m->parameters, parameters, parameters_len);
+    ChargeSlot* slot = my_charge_slot();
+    const TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), charge_timeout_ms);
+    reclaim(slot, deadline);
+    ChargeRequest& q = slot->request;
+    q.charged_role = GetOuterUserId();
+    q.caller_pid = MyProcPid;
+    q.epsilon = charge.epsilon;
+    q.delta = charge.delta;
+    q.rho = charge.rho;
+    q.has_rho = charge.rho >= 0;
+    q.non_private = charge.non_private;
+    copy_text(q.dataset, sizeof q.dataset, charge.dataset, "the dataset name",
+              ERRCODE_INVALID_PARAMETER_VALUE);
+    copy_text(q.mechanism, sizeof q.mechanism, charge.mechanism, "the mechanism name",
+              ERRCODE_INVALID_PARAMETER_VALUE);
+    copy_text(q.guarantee, sizeof q.guarantee, charge.guarantee, "the guarantee kind",
+              ERRCODE_INVALID_PARAMETER_VALUE);
+    copy_text(q.parameters, sizeof q.parameters,
+              charge.parameters_json != nullptr ? charge.parameters_json : "{}",
+              "the JSON text of the charge's parameters", ERRCODE_PROGRAM_LIMIT_EXCEEDED);
 
-    BackgroundWorkerHandle* worker = start_worker(dsm_segment_handle(segment));
-    // Interruptible: a cancel here leaves the worker to finish, so the charge may stand and nothing is
-    // released (fail closed).
-    if (WaitForBackgroundWorkerShutdown(worker) == BGWH_POSTMASTER_DIED)
-        ereport(FATAL, (errcode(ERRCODE_ADMIN_SHUTDOWN), errmsg("postmaster exited during a budget charge")));
-
-    const ChargeStatus status = m->status;
-    const std::int64_t ledger_id = m->ledger_id;
-    char message[sizeof m->message];
-    std::memcpy(message, m->message, sizeof message);
+    // A budget row locked by another transaction is not waited on by the worker (it would hold up every
+    // other charge): the worker replies Locked at once and the caller tries again, until the deadline.
+    ChargeStatus status = ChargeStatus::Pending;
+    long pause = 1;
+    for (;;) {
+        if (!exchange(slot, deadline)) {
+            if (status == ChargeStatus::Locked)
+                break; // the last attempt found the row locked; this one found no time left
+            ereport(ERROR,
+                    (errcode(kPB004),
+                     errmsg("no charge worker took the privacy budget charge within gazepriv.charge_timeout "
+                            "(%d ms)",
+                            charge_timeout_ms),
+                     errdetail("Nothing was charged or released."),
+                     errhint("No charge worker could start (raise max_worker_processes), or it is stuck "
+                             "(see pg_stat_activity).")));
+        }
+        status = slot->reply.status;
+        if (status != ChargeStatus::Locked || remaining_ms(deadline) <= 0)
+            break;
+        pause_ms(std::min({pause, kMaxLockBackoffMs, remaining_ms(deadline)}));
+        pause *= 2;
+    }
+    const std::int64_t ledger_id = slot->reply.ledger_id;
+    char message[sizeof slot->reply.message];
+    std::memcpy(message, slot->reply.message, sizeof message);
     message[sizeof message - 1] = '\0';
-    dsm_detach(segment);
+    pg_atomic_write_u32(&slot->state, kSlotFree);
 
     switch (status) {
     case ChargeStatus::Charged:
@@ -193,9 +250,17 @@ std::int64_t charge_budget(const Charge& charge) {
     case ChargeStatus::Invalid:
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s", message)));
         break;
+    case ChargeStatus::Locked:
+        ereport(ERROR,
+                (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+                 errmsg("the privacy budget on dataset \"%s\" stayed locked by another transaction for "
+                        "gazepriv.charge_timeout (%d ms)",
+                        charge.dataset, charge_timeout_ms),
+                 errdetail("Nothing was charged or released (%s).", message)));
+        break;
     case ChargeStatus::Failed:
         ereport(ERROR, (errcode(kPB004), errmsg("the privacy budget charge failed: %s", message),
-                        errdetail("Nothing was released.")));
+                        errdetail("Nothing was charged or released.")));
         break;
     case ChargeStatus::Pending:
         break;

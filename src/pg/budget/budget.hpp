@@ -1,10 +1,12 @@
 // Charging privacy budgets from releasing functions.
 //
-// A charge is applied by a dynamic background worker connected to the same database, in a transaction of
-// its own that is committed (with synchronous commit) before charge_budget returns. The caller's own
-// transaction therefore cannot undo it: a later ROLLBACK, error, cancel or crash keeps the charge, and
-// nothing is released without it (fail closed). Writing from another process also makes charging work
-// inside parallel plans and from aggregate final functions, where the caller cannot write.
+// A charge is applied by the database's charge worker, a long-lived background worker that takes charges
+// queued in shared memory (charge_queue.hpp) and commits them (with synchronous commit) in transactions of
+// its own before it replies. The caller's own transaction therefore cannot undo a charge: a later
+// ROLLBACK, error, cancel or crash keeps it, and nothing is released without it (fail closed). Writing from
+// another process also makes charging work inside parallel plans and from aggregate final functions,
+// where the caller cannot write. The worker never waits on a budget row locked by another transaction:
+// the caller retries until gazepriv.charge_timeout.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +33,8 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost);
 // Charges the budget of the calling role (the current user outside any SECURITY DEFINER function) and
 // returns the ledger id. Errors: PB001 over budget, PB002 no budget or unknown dataset, PB003 refused in
 // this context (parallel worker, Citus shard query, standby), PB004 the worker could not run or failed,
-// 22023 invalid amounts. It can raise PostgreSQL errors: call it with no C++ object alive.
+// 55P03 the budget row stayed locked, 22023 invalid amounts, 54000 parameters beyond 4 kB. It can raise
+// PostgreSQL errors: call it with no C++ object alive.
 std::int64_t charge_budget(const Charge& charge);
 
 // charge_budget for C++ code that has objects alive: the PostgreSQL error of a refused charge becomes a
@@ -39,7 +42,8 @@ std::int64_t charge_budget(const Charge& charge);
 // guard.
 std::int64_t charge_release(const char* dataset, const core::ReleaseCost& cost);
 
-// Registers gazepriv.charge_timeout (called from _PG_init).
+// Registers gazepriv.charge_timeout and, when gazepriv is preloaded, reserves the charge workers' registry
+// in shared memory (called from _PG_init; without preloading it is taken from the server's slack).
 void define_budget_settings();
 
 } // namespace gazepriv::pg
