@@ -9,7 +9,8 @@
 #  4. the caller cancelled while its charge is applied: the charge stands, the session charges again;
 #  5. a fast restart of the server with a charge in flight;
 #  6. 16 clients releasing while the worker is killed with -9, then releasing until refused: exactly
-#     limit / cost releases in all, the limit never exceeded, every returned release with its ledger row.
+#     limit / cost releases in all, the limit never exceeded, every returned release with its ledger row;
+#  7. DROP DATABASE right after a charge there: the idle worker leaves in time (DROP DATABASE waits 5 s).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
@@ -159,4 +160,15 @@ echo "then: $second more releases; ledger rows $rows, spent $spent of 21.75, agr
 [ "$agree" = t ] && [ "$other" = 0 ] || { echo "the totals disagree or a release failed otherwise"; exit 1; }
 [ "$spent" = 21.75 ] && [ "$((rows - 6))" = 2000 ] ||
     { echo "expected exactly 2000 releases of 0.01 in all and the limit reached, got $((rows - 6)), $spent"; exit 1; }
+
+echo "7. DROP DATABASE right after a charge there"
+psql -c "CREATE DATABASE dropme" >/dev/null
+psql -d dropme <<'SQL'
+CREATE EXTENSION gazepriv;
+CREATE TABLE d_gaze (participant text);
+SELECT gazepriv.register_dataset('d', 'd_gaze', 'participant') \g /dev/null
+SELECT gazepriv.grant_budget('d', 'postgres', 1, 0, accounting => 'basic') \g /dev/null
+SELECT gazepriv.release_count('d', 0.5) IS NOT NULL AS released;
+SQL
+psql -c "DROP DATABASE dropme" || { echo "the charge worker kept DROP DATABASE from running"; exit 1; }
 echo "budget worker failures: ok"

@@ -16,6 +16,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
@@ -236,6 +237,7 @@ void gazepriv_charge_worker_main(Datum) {
     worker_index = args.index;
     worker_generation = args.generation;
     pqsignal(SIGTERM, die);
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
     BackgroundWorkerUnblockSignals();
     before_shmem_exit(on_worker_exit, 0);
 
@@ -253,6 +255,10 @@ void gazepriv_charge_worker_main(Datum) {
     for (;;) {
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
+        }
         batch_committed = false;
         batch_size = take_queued();
         if (batch_size > 0) {
