@@ -5,11 +5,14 @@
 # hour (SET gazepriv.charge_timeout is superuser-only: 42501, an error once gazepriv is loaded in the session,
 # a warning and the value ignored before; they wait the 3 s the server allows). Meanwhile
 # a third dataset's release is charged and a parallel query gets its workers; B's releases end in 55P03,
-# uncharged; once A lets go, B's analysts release again.
+# uncharged; once A lets go, B's analysts release again. The server preloads gazepriv here (the other tests
+# do not), so that the registry's reservation at start-up is exercised too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
-CLUSTER_OPTIONS="-c max_worker_processes=8 -c max_parallel_workers=8 -c gazepriv.charge_timeout=3s" throwaway_cluster
+CLUSTER_OPTIONS="-c max_worker_processes=8 -c max_parallel_workers=8 -c shared_preload_libraries=gazepriv"
+CLUSTER_OPTIONS+=" -c gazepriv.charge_timeout=3s"
+throwaway_cluster
 psql() { cluster_psql "$@"; }
 clients=12
 
