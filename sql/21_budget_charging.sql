@@ -80,7 +80,8 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.charge_budget('gaze', 'test', 1, rho => -2)$$,
     $$SELECT gazepriv.charge_budget('gaze', 'test', 1, guarantee => 'vibes')$$,
     $$SELECT gazepriv.charge_budget(NULL, 'test', 1)$$,
-    $$SELECT gazepriv.charge_budget(repeat('x', 300), 'test', 1)$$]) q;
+    $$SELECT gazepriv.charge_budget(repeat('x', 300), 'test', 1)$$,
+    $$SELECT gazepriv.charge_budget('gaze', 'test', 1, parameters => jsonb_build_object('x', repeat('y', 5000)))$$]) q;
 -- The worked example: 100 Gaussian releases, each (1, 1e-5)-DP by Dwork-Roth calibration (rho = 0.0213),
 -- all fit in epsilon 12 under zCDP (about 11.15), where basic composition would allow 12.
 SELECT count(gazepriv.charge_budget('gaze', 'gaussian', 1, 1e-5,

@@ -6,8 +6,8 @@
 --   analysts (members of gazepriv_analyst) cannot read the raw tables of registered datasets; they release
 --   through the SECURITY DEFINER release_* functions, which charge the caller's budget before any noise is
 --   drawn; they see their own rows of budget_status.
--- Charges are committed by a background worker in a transaction of its own (see src/pg/budget/budget.cpp), so a
--- ROLLBACK, an error or a cancel after the charge never refunds it.
+-- Charges are committed by the database's charge worker, a background worker, in transactions of its own (see
+-- src/pg/budget/), so a ROLLBACK, an error or a cancel after the charge never refunds it.
 
 DO $$
 BEGIN
@@ -385,9 +385,10 @@ CREATE FUNCTION @extschema@.charge_budget(dataset text, mechanism text, epsilon 
     RETURNS bigint AS 'MODULE_PATHNAME', 'gazepriv_charge_budget' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.charge_budget(text, text, float8, float8, float8, jsonb, text, boolean) IS
     'Charges the calling role''s budget on a dataset for a release made by other means and returns the ledger id. '
-    'The charge is committed by a background worker in its own transaction before this returns: a later '
+    'The charge is committed by the database''s charge worker in its own transaction before this returns: a later '
     'ROLLBACK, error or cancel does not refund it. Over budget: ERROR PB001; no budget: PB002; refused here '
-    '(parallel worker, Citus shard query): PB003; worker unavailable or failed: PB004. '
+    '(parallel worker, Citus shard query): PB003; worker unavailable or failed: PB004; the budget row stayed '
+    'locked by another transaction for gazepriv.charge_timeout: 55P03 (uncharged); parameters over 4 kB: 54000. '
     'Privacy: spends budget; releases nothing.';
 REVOKE ALL ON FUNCTION @extschema@.charge_budget(text, text, float8, float8, float8, jsonb, text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.charge_budget(text, text, float8, float8, float8, jsonb, text, boolean)
