@@ -26,32 +26,23 @@ postmaster=$(head -1 "$dir/data/postmaster.pid")
 # CPU ticks of the server: the postmaster, its exited children (reaped into its cutime and cstime, as
 # pgbench's backends are when it disconnects) and its live children.
 server_ticks() {
-    local total=0 stat pid
-    for stat in /proc/[0-9]*/stat; do
-        pid=${stat#/proc/}
-        pid=${pid%/stat}
-        [ "$pid" = "$postmaster" ] && total=$((total + $(awk '{ print $14 + $15 + $16 + $17 }' "$stat" 2>/dev/null || echo 0)))
-        [ "$(awk '{ print $4 }' "$stat" 2>/dev/null)" = "$postmaster" ] &&
-            total=$((total + $(awk '{ print $14 + $15 }' "$stat" 2>/dev/null || echo 0)))
-    done
-    echo "$total"
+    cat /proc/[0-9]*/stat 2>/dev/null |
+        awk -v pm="$postmaster" '$1 == pm { t += $14 + $15 + $16 + $17 } $4 == pm { t += $14 + $15 } END { print t }'
 }
-worker_ticks() {
-    local pid
-    pid=$(psql -At -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'gazepriv charge worker'")
-    [ -n "$pid" ] && awk '{ print $14 + $15 }' "/proc/$pid/stat" || echo 0
-}
+worker_pid() { psql -At -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'gazepriv charge worker'"; }
+worker_ticks() { [ -n "$1" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 charges() { psql -At -c "SELECT count(*) FROM gazepriv.ledger"; }
 run() { # run CLIENTS SCRIPT: prints "tps server_µs_per_release worker_µs_per_charge"
-    local clients=$1 script=$2 s0 w0 n0 out
+    local clients=$1 script=$2 s0 w0 n0 out worker
     psql -c "SELECT gazepriv.release_count('bench', 0.1)" >/dev/null # the worker is up and warm
+    worker=$(worker_pid)
     s0=$(server_ticks)
-    w0=$(worker_ticks)
+    w0=$(worker_ticks "$worker")
     n0=$(charges)
     out=$("$bin/pgbench" -n -c "$clients" -j "$((clients < 2 ? 1 : 2))" -T 5 -f "$dir/$script.sql" postgres 2>/dev/null)
     sleep 0.5 # the postmaster reaps pgbench's backends
     awk -v r="$(tps <<<"$out")" -v x="$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' <<<"$out")" \
-        -v s="$(($(server_ticks) - s0))" -v w="$(($(worker_ticks) - w0))" -v n="$(($(charges) - n0))" \
+        -v s="$(($(server_ticks) - s0))" -v w="$(($(worker_ticks "$worker") - w0))" -v n="$(($(charges) - n0))" \
         -v hz="$ticks_per_second" 'BEGIN { printf "%s %s %s\n", r, 1e6 * s / hz / x, (n > 0 ? 1e6 * w / hz / n : 0) }'
 }
 printf '%-22s %9s %11s %6s %9s | %11s %11s %10s %10s\n' "release_count" "plain tps" "charged tps" "ratio" \
