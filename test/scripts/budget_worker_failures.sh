@@ -65,16 +65,27 @@ expect_totals() { # expect_totals ROWS SPENT
     [ "$got" = "$1 t $2" ] || { echo "expected $1 ledger rows agreeing with spent $2, got: $got"; exit 1; }
 }
 charge() { psql -At -c "SELECT gazepriv.charge_budget('w', '$1', $2) > 0"; }
+# hit_worker_mid_charge LOG COMMAND...: starts a slow charge, runs COMMAND once the worker is inside it, and
+# prints what the caller got (into LOG too).
+hit_worker_mid_charge() {
+    local log=$dir/$1 caller
+    shift
+    psql -At -v VERBOSITY=verbose -c "SELECT gazepriv.charge_budget('w', 'slow 30', 0.5)" >"$log" 2>&1 &
+    caller=$!
+    wait_for_worker_sleeping
+    "$@"
+    wait "$caller" || true
+    cat "$log"
+}
+signal_worker() { # signal_worker pg_terminate_backend|pg_cancel_backend: remembers the pid in $signalled
+    signalled=$(worker_pid)
+    psql -At -c "SELECT $1($signalled)" >/dev/null
+}
 
 echo "1. kill -9 of the worker mid-charge"
-psql -At -c "SELECT gazepriv.charge_budget('w', 'slow 30', 0.5)" >"$dir/c1.log" 2>&1 &
-caller=$!
-wait_for_worker_sleeping
-kill -9 "$(worker_pid)"
-status=0
-wait "$caller" || status=$?
-cat "$dir/c1.log"
-[ "$status" -ne 0 ] && ! grep -qx '[0-9]\+' "$dir/c1.log" || { echo "the caller got a result"; exit 1; }
+kill_worker() { kill -9 "$(worker_pid)"; }
+hit_worker_mid_charge c1.log kill_worker
+! grep -qx '[0-9]\+' "$dir/c1.log" || { echo "the caller got a result"; exit 1; }
 wait_for_server
 grep -q "gazepriv charge worker.*was terminated by signal 9" "$dir/server.log" || { echo "no crash seen"; exit 1; }
 expect_totals 0 0
@@ -82,12 +93,7 @@ expect_totals 0 0
 expect_totals 1 0.25
 
 echo "2. pg_terminate_backend of the worker mid-charge"
-psql -At -v VERBOSITY=verbose -c "SELECT gazepriv.charge_budget('w', 'slow 30', 0.5)" >"$dir/c2.log" 2>&1 &
-caller=$!
-wait_for_worker_sleeping
-psql -At -c "SELECT pg_terminate_backend($(worker_pid))" >/dev/null
-wait "$caller" || true
-cat "$dir/c2.log"
+hit_worker_mid_charge c2.log signal_worker pg_terminate_backend
 grep -q "PB004: the privacy budget charge failed: the charge worker exited before its transaction committed" \
     "$dir/c2.log" || { echo "expected PB004"; exit 1; }
 expect_totals 1 0.25
@@ -95,17 +101,11 @@ expect_totals 1 0.25
 expect_totals 2 0.50
 
 echo "3. pg_cancel_backend of the worker mid-charge"
-psql -At -v VERBOSITY=verbose -c "SELECT gazepriv.charge_budget('w', 'slow 30', 0.5)" >"$dir/c3.log" 2>&1 &
-caller=$!
-wait_for_worker_sleeping
-before=$(worker_pid)
-psql -At -c "SELECT pg_cancel_backend($before)" >/dev/null
-wait "$caller" || true
-cat "$dir/c3.log"
+hit_worker_mid_charge c3.log signal_worker pg_cancel_backend
 grep -q "PB004: the privacy budget charge failed: canceling statement due to user request" "$dir/c3.log" ||
     { echo "expected PB004"; exit 1; }
 [ "$(charge fast 0.25)" = t ] || { echo "no charge after the cancel"; exit 1; }
-[ "$(worker_pid)" = "$before" ] || { echo "the worker did not survive a cancel"; exit 1; }
+[ "$(worker_pid)" = "$signalled" ] || { echo "the worker did not survive a cancel"; exit 1; }
 expect_totals 3 0.75
 
 echo "4. the caller cancelled while its charge is applied"
@@ -121,12 +121,8 @@ grep -q "57014: canceling statement due to statement timeout" "$dir/c4.log" && g
 expect_totals 5 1.50 # the cancelled charge stands: nothing was released for it
 
 echo "5. a fast restart with a charge in flight"
-psql -At -c "SELECT gazepriv.charge_budget('w', 'slow 30', 0.5)" >"$dir/c5.log" 2>&1 &
-caller=$!
-wait_for_worker_sleeping
-as_server_user "$bin/pg_ctl" -D "$dir/data" -m fast -w restart >/dev/null
-wait "$caller" || true
-cat "$dir/c5.log"
+restart() { as_server_user "$bin/pg_ctl" -D "$dir/data" -m fast -w restart >/dev/null; }
+hit_worker_mid_charge c5.log restart
 ! grep -qx '[0-9]\+' "$dir/c5.log" || { echo "the caller got a result"; exit 1; }
 wait_for_server
 expect_totals 5 1.50

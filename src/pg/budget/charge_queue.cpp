@@ -101,6 +101,13 @@ bool start_worker(Registry* r, ServiceEntry* entry) {
     return true;
 }
 
+// Frees the entry if it still belongs to that generation (a replacement may have taken it over).
+void free_entry(Registry* r, int index, uint32 generation) {
+    ServiceEntry& e = r->services[index];
+    if (e.generation == generation)
+        e.database = InvalidOid;
+}
+
 bool usable(const ServiceEntry* e) {
     return e != nullptr && (e->pgprocno >= 0 || !TimestampDifferenceExceeds(
                                                     e->started_at, GetCurrentTimestamp(), kStartTimeoutMs));
@@ -207,9 +214,7 @@ bool retire_charge_worker_if_idle(int index, uint32 generation) {
             LWLockRelease(&r->lock);
             return false;
         }
-    ServiceEntry& e = r->services[index];
-    if (e.generation == generation)
-        e.database = InvalidOid;
+    free_entry(r, index, generation);
     LWLockRelease(&r->lock);
     return true;
 }
@@ -217,9 +222,7 @@ bool retire_charge_worker_if_idle(int index, uint32 generation) {
 void unregister_charge_worker(int index, uint32 generation) {
     Registry* r = attach_registry();
     LWLockAcquire(&r->lock, LW_EXCLUSIVE);
-    ServiceEntry& e = r->services[index];
-    if (e.generation == generation)
-        e.database = InvalidOid;
+    free_entry(r, index, generation);
     LWLockRelease(&r->lock);
 }
 
