@@ -89,18 +89,30 @@ DiscreteGaussianPlan attempt(double l2, double epsilon, double delta, GaussianCa
     plan.continuous_sigma = gaussian_sigma(l2, epsilon, remaining - reserve, method);
     const double sigma_carry = std::hypot(plan.continuous_sigma, plan.tau);
 
-    // The zCDP route.
+    // The zCDP route, and the exact route in one dimension. The analytic calibration asks for the smallest
+    // sigma, so every valid route competes; a named bound (liu2019, dwork_roth, to reproduce a paper) is
+    // kept, and replaced by zCDP only where its carry-over would need more noise than t alone.
     plan.zcdp_sigma = l2 / std::sqrt(2 * zcdp_rho_for(epsilon, remaining));
-
-    if (plan.zcdp_sigma < plan.tau) {
+    const bool smallest = method == GaussianCalibration::Analytic;
+    if (smallest && d == 1 && std::min(sigma_carry, plan.zcdp_sigma) <= kExactRouteMaxSigma)
+        plan.exact_sigma = exact_discrete_gaussian_sigma(l2, epsilon, remaining);
+    plan.certificate = DiscreteGaussianCertificate::ContinuousCarryOver;
+    plan.sigma = sigma_carry;
+    plan.delta_discreteness = reserve;
+    if (smallest ? plan.zcdp_sigma < plan.sigma : plan.zcdp_sigma < plan.tau) {
         plan.certificate = DiscreteGaussianCertificate::Zcdp;
         plan.sigma = plan.zcdp_sigma;
         plan.delta_discreteness = 0;
-    } else {
-        plan.certificate = DiscreteGaussianCertificate::ContinuousCarryOver;
-        plan.sigma = sigma_carry;
-        plan.delta_discreteness = reserve;
     }
+    if (plan.exact_sigma > 0 && plan.exact_sigma < plan.sigma) {
+        plan.certificate = DiscreteGaussianCertificate::ExactOneDimensional;
+        plan.sigma = plan.exact_sigma;
+        plan.delta_discreteness = 0;
+    }
+    plan.l2 = l2;
+    plan.epsilon = epsilon;
+    plan.delta_routes = remaining;
+    plan.smallest = smallest;
     if (!exact && !table_can_sample(plan.sigma))
         table_unusable = true;
     return plan;
@@ -110,7 +122,16 @@ DiscreteGaussianPlan attempt(double l2, double epsilon, double delta, GaussianCa
 
 double DiscreteGaussianPlan::sigma_for_scaled_sensitivity(double k) const {
     const double zcdp = k * zcdp_sigma;
-    return zcdp < tau ? zcdp : std::hypot(k * continuous_sigma, tau);
+    const double carry = std::hypot(k * continuous_sigma, tau);
+    if (!smallest)
+        return zcdp < tau ? zcdp : carry;
+    double sigma = std::min(zcdp, carry);
+    if (exact_sigma > 0 && sigma <= kExactRouteMaxSigma) {
+        const double exact = exact_discrete_gaussian_sigma(k * l2, epsilon, delta_routes);
+        if (exact > 0)
+            sigma = std::min(sigma, exact);
+    }
+    return sigma;
 }
 
 const char* to_string(DiscreteGaussianCertificate certificate) {
@@ -119,6 +140,8 @@ const char* to_string(DiscreteGaussianCertificate certificate) {
         return "continuous_carry_over";
     case DiscreteGaussianCertificate::Zcdp:
         return "zcdp";
+    case DiscreteGaussianCertificate::ExactOneDimensional:
+        return "exact_1d";
     }
     return "?";
 }
@@ -152,6 +175,62 @@ double zcdp_rho_for(double epsilon, double delta) {
         (zcdp_epsilon(mid, delta) <= epsilon ? lo : hi) = mid;
     }
     return lo;
+}
+
+double discrete_gaussian_delta(double sigma, double epsilon, std::int64_t shift) {
+    require_positive("sigma", sigma);
+    require_non_negative("epsilon", epsilon);
+    if (sigma > kExactRouteMaxSigma || shift < 1)
+        throw InvalidArgument(
+            "the exact discrete Gaussian delta needs sigma <= 32 and an integer shift >= 1");
+    // Neighbours x = 0 and x' = shift. The loss at output y is L(y) = (shift^2 - 2 shift y) / (2 sigma^2),
+    // above epsilon exactly for y < y_star; delta sums phi(y) (1 - e^(epsilon - L(y))) over those y.
+    using real = long double;
+    const real s2 = static_cast<real>(sigma) * sigma;
+    const real d = static_cast<real>(shift);
+    auto phi = [&](real y) { return std::exp(-y * y / (2 * s2)); };
+    real z = 1; // sum of phi over the integers
+    for (real k = 1;; ++k) {
+        const real term = 2 * phi(k);
+        z += term;
+        if (term < 1e-40L * z)
+            break;
+    }
+    const real y_star = d / 2 - static_cast<real>(epsilon) * s2 / d;
+    real sum = 0;
+    for (real y = std::ceil(y_star) - 1;; --y) {
+        const real loss = (d * d - 2 * d * y) / (2 * s2);
+        const real term = -phi(y) * std::expm1(static_cast<real>(epsilon) - loss);
+        if (term > 0)
+            sum += term;
+        if (term < 1e-40L * sum || (sum == 0 && y < -64 * static_cast<real>(sigma) - d))
+            break;
+    }
+    // Relative rounding error of the sums is far below 1e-12; round up past it.
+    return static_cast<double>(sum / z) * (1 + 1e-12) + 1e-300;
+}
+
+double exact_discrete_gaussian_sigma(double l2, double epsilon, double delta) {
+    if (!(l2 >= 1 && l2 <= 64))
+        return 0;
+    const std::int64_t max_shift = static_cast<std::int64_t>(std::floor(l2));
+    auto feasible = [&](double sigma) {
+        for (std::int64_t shift = max_shift; shift >= 1; --shift)
+            if (!(discrete_gaussian_delta(sigma, epsilon, shift) <= delta))
+                return false;
+        return true;
+    };
+    double hi = kExactRouteMaxSigma;
+    if (!feasible(hi))
+        return 0;
+    double lo = 1e-3;
+    if (feasible(lo))
+        return lo;
+    for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (feasible(mid) ? hi : lo) = mid;
+    }
+    return hi;
 }
 
 DiscreteGaussianPlan plan_discrete_gaussian(double l2, double epsilon, double delta,

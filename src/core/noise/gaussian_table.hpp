@@ -10,8 +10,9 @@
 // distance of one draw from the true discrete Gaussian is at most kStatisticalDistance = 2^-55.
 // A release of r such draws is therefore within v = r * 2^-55 of the exact mechanism in total variation,
 // so an (epsilon, delta)-DP mechanism becomes (epsilon, delta + (1 + e^epsilon) v)-DP: the releasing
-// function reserves that term in its delta (for r = 1.76 M and epsilon = 1: 1.4e-10). Where that is not
-// acceptable, use the exact sampler (discrete.hpp).
+// function reserves that term in its delta (a 1680 x 1050 map at epsilon = 1: (1 + e) 1,764,000 2^-55 =
+// 1.82e-10). rho-zCDP holds only for the exact sampler, so a zCDP budget charges v beside rho. Where that
+// is not acceptable, use the exact sampler (discrete.hpp).
 //
 // Why it resists the floating-point attack: the output is an integer drawn by integer comparisons;
 // floating point is used only to compute the table, whose error is accounted above.

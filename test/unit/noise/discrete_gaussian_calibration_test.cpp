@@ -58,6 +58,52 @@ TEST(DiscreteGaussianCalibration, TheLemmaBoundsTheExactDiscreteDeltaInOneDimens
     }
 }
 
+TEST(DiscreteGaussianCalibration, ExactDeltaMatchesTheClosedForm) {
+    for (double s : {0.8, 1.3, 2.0, 3.7, 8.0, 20.0})
+        for (double eps : {0.1, 1.0, 3.0})
+            for (int d : {1, 2, 5}) {
+                const double reference = discrete_delta(s, eps, d);
+                const double exact = discrete_gaussian_delta(s, eps, d);
+                EXPECT_GE(exact, reference * (1 - 1e-9)) << s << " " << eps << " " << d;
+                EXPECT_LE(exact, reference * (1 + 1e-6) + 1e-200) << s << " " << eps << " " << d;
+            }
+    EXPECT_THROW(discrete_gaussian_delta(40, 1, 1), InvalidArgument);
+    EXPECT_THROW(discrete_gaussian_delta(2, 1, 0), InvalidArgument);
+}
+
+// The smallest sigma any valid route gives is used (issue 20's review): the zCDP route whenever it is
+// smaller than the carry-over, not only when it is below tau.
+TEST(DiscreteGaussianCalibration, TheZcdpRouteIsUsedWheneverItIsSmaller) {
+    const DiscreteGaussianPlan p = plan_discrete_gaussian(4, 10, 1e-5, GaussianCalibration::Analytic, 16);
+    EXPECT_GT(std::hypot(p.continuous_sigma, p.tau), 2.45); // the carry-over: 2.456
+    EXPECT_EQ(p.certificate, DiscreteGaussianCertificate::Zcdp);
+    EXPECT_NEAR(p.sigma, 2.118, 1e-3);
+    EXPECT_LE(zcdp_epsilon(p.rho, 1e-5 - p.delta_sampler), 10 * (1 + 1e-12));
+    EXPECT_EQ(p.delta_discreteness, 0);
+}
+
+// In one dimension the exact delta of the discrete Gaussian (CKS Thm 7) gives the smallest sigma.
+TEST(DiscreteGaussianCalibration, OneDimensionUsesTheExactMinimum) {
+    const DiscreteGaussianPlan p = plan_discrete_gaussian(1, 3, 1e-5, GaussianCalibration::Analytic, 1);
+    EXPECT_NEAR(std::hypot(p.continuous_sigma, p.tau), 1.864, 1e-3); // what the carry-over would use
+    EXPECT_EQ(p.certificate, DiscreteGaussianCertificate::ExactOneDimensional);
+    EXPECT_NEAR(p.sigma, 1.352, 1e-3);
+    // Valid and minimal by the independent closed form, with the sampler's reserve taken out of delta.
+    EXPECT_LE(discrete_delta(p.sigma, 3, 1) + p.delta_sampler, 1e-5);
+    EXPECT_GT(discrete_delta(p.sigma * (1 - 1e-4), 3, 1), 1e-5 - p.delta_sampler);
+    // Every integer shift up to l2 is covered: a cap of 3 in one cell.
+    const DiscreteGaussianPlan p3 = plan_discrete_gaussian(3, 2, 1e-6, GaussianCalibration::Analytic, 1);
+    EXPECT_EQ(p3.certificate, DiscreteGaussianCertificate::ExactOneDimensional);
+    for (int shift : {1, 2, 3})
+        EXPECT_LE(discrete_delta(p3.sigma, 2, shift) + p3.delta_sampler, 1e-6) << shift;
+    // Never more noise than the named calibration's carry-over at any epsilon.
+    for (double eps : {0.05, 0.3, 1.0, 4.0, 20.0}) {
+        const DiscreteGaussianPlan q = plan_discrete_gaussian(2, eps, 1e-6, GaussianCalibration::Analytic, 1);
+        EXPECT_LE(q.sigma, std::hypot(q.continuous_sigma, q.tau) * (1 + 1e-12)) << eps;
+        EXPECT_LE(q.sigma, q.zcdp_sigma * (1 + 1e-12)) << eps;
+    }
+}
+
 TEST(DiscreteGaussianCalibration, ThetaDeviationMatchesItsSeries) {
     for (double t : {0.6, 1.0, 1.4}) {
         double direct = 0;
@@ -116,6 +162,24 @@ TEST(DiscreteGaussianCalibration, ScaledSensitivityFollowsTheSameRule) {
     const DiscreteGaussianPlan p = plan_discrete_gaussian(20, 1, 1e-5, GaussianCalibration::Analytic, 400);
     const DiscreteGaussianPlan p3 = plan_discrete_gaussian(60, 1, 1e-5, GaussianCalibration::Analytic, 400);
     EXPECT_NEAR(p.sigma_for_scaled_sensitivity(3) / p3.sigma, 1, 1e-9);
+    // The same for the zCDP route (large epsilon) and the exact one-dimensional route.
+    const DiscreteGaussianPlan z = plan_discrete_gaussian(4, 10, 1e-5, GaussianCalibration::Analytic, 16);
+    const DiscreteGaussianPlan z2 = plan_discrete_gaussian(8, 10, 1e-5, GaussianCalibration::Analytic, 16);
+    EXPECT_NEAR(z.sigma_for_scaled_sensitivity(2) / z2.sigma, 1, 1e-9);
+    const DiscreteGaussianPlan e = plan_discrete_gaussian(1, 3, 1e-5, GaussianCalibration::Analytic, 1);
+    const DiscreteGaussianPlan e2 = plan_discrete_gaussian(2, 3, 1e-5, GaussianCalibration::Analytic, 1);
+    EXPECT_EQ(e2.certificate, DiscreteGaussianCertificate::ExactOneDimensional);
+    EXPECT_NEAR(e.sigma_for_scaled_sensitivity(2) / e2.sigma, 1, 1e-9);
+}
+
+// The table sampler's reserve for a 1680 x 1050 map at epsilon 1 is (1 + e) r 2^-55 = 1.82e-10 (the
+// documentation said 1.4e-10).
+TEST(DiscreteGaussianCalibration, TheTableReserveOfAScreenSizedMap) {
+    const double r = 1680.0 * 1050.0;
+    const DiscreteGaussianPlan p =
+        plan_discrete_gaussian(std::sqrt(r), 1, 1e-5, GaussianCalibration::Analytic, 1680 * 1050);
+    EXPECT_FALSE(p.exact_sampler);
+    EXPECT_NEAR(p.delta_sampler, 1.82e-10, 0.005e-10);
 }
 
 TEST(DiscreteGaussianCalibration, BadParametersAreRefused) {
