@@ -14,7 +14,7 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SET gazepriv.charge_timeout = '1h'$$,
     $$SET gazepriv.max_heatmap_cells = 100000000$$,
     $$SELECT gazepriv.charge_budget('gaze', 'refund', 0)$$,
-    $$SELECT * FROM gazepriv._apply_charge('gaze', 0, 'x', '{}', 0, 0, NULL, 'dp', false, 0)$$]) q;
+    $$SELECT * FROM gazepriv._apply_charge('gaze', 0, 'x', '{}', 0, 0, NULL, 'dp', false, 0, 0)$$]) q;
 SELECT dataset, role, releases FROM gazepriv.budget_status ORDER BY role::text;
 RESET ROLE;
 SELECT dataset, role, releases FROM gazepriv.budget_status ORDER BY role::text;

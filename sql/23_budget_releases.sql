@@ -65,6 +65,17 @@ FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN 
 ORDER BY (p.oid::regprocedure)::text;
 RESET gazepriv.seed;
 
+-- zCDP holds for the exact sampler only: a table-sampled heatmap also charges its statistical distance from it
+-- (cells x 2^-55), which takes (1 + e^epsilon_limit) times itself of the zCDP side's delta.
+SELECT gazepriv.register_dataset('gaze_zcdp', 'budget_gaze', 'participant', x_column => 'x', y_column => 'y');
+SELECT gazepriv.grant_budget('gaze_zcdp', 'postgres', 1, 1e-5, accounting => 'zcdp');
+SELECT (gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(500, 400, 0.5, 1e-6, cell_size => 50,
+                                                                    dataset => 'gaze_zcdp'))).n
+FROM budget_gaze;
+SELECT round(zcdp_sampler_distance * 2::numeric ^ 55, 6) AS cells_sampled_by_table,
+       round((1e-5 - delta_remaining) / ((1 + exp(1::numeric)) * zcdp_sampler_distance), 6) AS delta_used_per_distance
+FROM gazepriv.budget_status WHERE dataset = 'gaze_zcdp';
+
 -- Time series: release_series and exponential_dp charge a dataset named in the call; analysts use
 -- release_feature_series (strict sensitivity from registered bounds, a public length, participant level).
 SET gazepriv.seed = 13;

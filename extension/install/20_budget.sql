@@ -53,6 +53,7 @@ CREATE TABLE @extschema@.budgets (
     spent_rho numeric NOT NULL DEFAULT 0,       -- zCDP: sum of rho (Gaussian rho, or epsilon^2/2 for pure DP)
     other_epsilon numeric NOT NULL DEFAULT 0,   -- zCDP: approximate-DP releases with no zCDP form
     other_delta numeric NOT NULL DEFAULT 0,
+    sampler_distance numeric NOT NULL DEFAULT 0 CHECK (sampler_distance >= 0),  -- zCDP: see budget_after
     releases bigint NOT NULL DEFAULT 0,
     revoked boolean NOT NULL DEFAULT false,
     granted_by regrole NOT NULL,
@@ -63,7 +64,8 @@ CREATE TABLE @extschema@.budgets (
 COMMENT ON TABLE @extschema@.budgets IS
     'Privacy budget of each role on each dataset: limits, the accounting enforced (basic: sums of epsilon and delta; '
     'zcdp: Gaussian releases add rho = l2^2/(2 sigma^2), pure epsilon-DP releases add epsilon^2/2, the total is '
-    'converted to (epsilon, delta) by Canonne-Kamath-Steinke), and running totals under both. '
+    'converted to (epsilon, delta) by Canonne-Kamath-Steinke; table-sampled Gaussian releases also add their '
+    'statistical distance from the exact sampler, sampler_distance), and running totals under both. '
     'Privacy: totals only ever grow; revoking stops further releases.';
 
 CREATE TABLE @extschema@.ledger (
@@ -138,23 +140,32 @@ COMMENT ON TYPE @extschema@.release_cost IS
 -- zero charge it gives the current state. Sums are numeric (exact); the zCDP conversion is in float8.
 -- Under 'zcdp' both analyses bound the same composed mechanism, so the budget holds when either does:
 -- epsilon_spent is the smaller of basic composition (when its delta fits) and the zCDP conversion.
+-- rho-zCDP holds for exact samplers; a release drawn within total variation v of one (the discrete Gaussian
+-- table) adds v to sampler_distance. If the composed exact mechanism is (epsilon, delta)-DP, the sampled one
+-- is within the sum V of those distances of it, hence (epsilon, delta + (1 + e^epsilon) V)-DP: the zCDP
+-- conversion runs at the delta left after other_delta and (1 + e^epsilon_limit) V (epsilon <= epsilon_limit
+-- whenever the zCDP bound admits the charge; using the current limit keeps it valid if a grant changes it).
 CREATE FUNCTION @extschema@.budget_after(
         accounting text, epsilon_limit numeric, delta_limit numeric,
         spent_epsilon numeric, spent_delta numeric, spent_rho numeric, other_epsilon numeric, other_delta numeric,
         charge_epsilon float8, charge_delta float8, charge_rho float8,
+        sampler_distance numeric DEFAULT 0, charge_sampler_distance float8 DEFAULT 0,
         OUT new_spent_epsilon numeric, OUT new_spent_delta numeric, OUT new_spent_rho numeric,
-        OUT new_other_epsilon numeric, OUT new_other_delta numeric, OUT zcdp_epsilon_spent float8,
+        OUT new_other_epsilon numeric, OUT new_other_delta numeric, OUT new_sampler_distance numeric,
+        OUT zcdp_epsilon_spent float8,
         OUT epsilon_spent float8, OUT epsilon_remaining float8, OUT delta_remaining numeric, OUT allowed boolean)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     basic_ok boolean;
     zcdp_ok boolean;
+    zcdp_delta numeric;  -- delta the zCDP side has used besides the conversion's own
 BEGIN
     new_spent_epsilon := spent_epsilon + charge_epsilon::numeric;
     new_spent_delta := spent_delta + charge_delta::numeric;
     new_spent_rho := spent_rho;
     new_other_epsilon := other_epsilon;
     new_other_delta := other_delta;
+    new_sampler_distance := sampler_distance + coalesce(charge_sampler_distance, 0)::numeric;
     IF charge_rho IS NOT NULL THEN
         new_spent_rho := new_spent_rho + charge_rho::numeric;              -- Gaussian: rho-zCDP
     ELSIF charge_delta = 0 THEN
@@ -163,16 +174,21 @@ BEGIN
         new_other_epsilon := new_other_epsilon + charge_epsilon::numeric;  -- approximate DP with no zCDP
         new_other_delta := new_other_delta + charge_delta::numeric;        -- form composes basically
     END IF;
+    zcdp_delta := new_other_delta;
+    IF new_sampler_distance > 0 THEN
+        zcdp_delta := zcdp_delta + CASE WHEN epsilon_limit > 700 THEN 1  -- e^epsilon_limit overflows: no room
+                                        ELSE (1 + exp(epsilon_limit)) * new_sampler_distance END;
+    END IF;
     IF new_spent_rho = 0 THEN
         zcdp_epsilon_spent := new_other_epsilon::float8;
-    ELSIF delta_limit - new_other_delta <= 0 THEN
+    ELSIF delta_limit - zcdp_delta <= 0 THEN
         zcdp_epsilon_spent := 'Infinity';
     ELSE
-        zcdp_epsilon_spent := @extschema@.zcdp_epsilon(new_spent_rho::float8, (delta_limit - new_other_delta)::float8)
+        zcdp_epsilon_spent := @extschema@.zcdp_epsilon(new_spent_rho::float8, (delta_limit - zcdp_delta)::float8)
                               + new_other_epsilon::float8;
     END IF;
     basic_ok := new_spent_epsilon <= epsilon_limit AND new_spent_delta <= delta_limit;
-    zcdp_ok := zcdp_epsilon_spent <= epsilon_limit::float8 AND new_other_delta < delta_limit;
+    zcdp_ok := zcdp_epsilon_spent <= epsilon_limit::float8 AND zcdp_delta < delta_limit;
     IF accounting = 'basic'
        OR (new_spent_delta <= delta_limit AND new_spent_epsilon::float8 <= zcdp_epsilon_spent) THEN
         epsilon_spent := new_spent_epsilon::float8;                  -- basic composition (or it is tighter)
@@ -181,32 +197,37 @@ BEGIN
     ELSE
         epsilon_spent := zcdp_epsilon_spent;
         epsilon_remaining := epsilon_limit::float8 - zcdp_epsilon_spent;
-        delta_remaining := delta_limit - new_other_delta;
+        delta_remaining := delta_limit - zcdp_delta;
     END IF;
     allowed := basic_ok OR (accounting = 'zcdp' AND zcdp_ok);
 END $$;
 COMMENT ON FUNCTION @extschema@.budget_after(text, numeric, numeric, numeric, numeric, numeric, numeric, numeric,
-                                            float8, float8, float8) IS
+                                            float8, float8, float8, numeric, float8) IS
     'Budget arithmetic: the totals and what remains of a budget with the given limits and totals after a charge of '
-    '(epsilon, delta, rho), under basic composition and zCDP (a Gaussian release adds rho, a pure epsilon-DP release '
-    'adds epsilon^2/2, an approximate-DP release without a zCDP form composes basically), and whether the '
-    'accounting allows it; a zcdp budget holds when either bound does. Privacy: pure accounting, releases nothing.';
+    '(epsilon, delta, rho, sampler distance), under basic composition and zCDP (a Gaussian release adds rho, a pure '
+    'epsilon-DP release adds epsilon^2/2, an approximate-DP release without a zCDP form composes basically; the '
+    'statistical distance of table-sampled releases from the exact sampler takes (1 + e^epsilon_limit) times itself '
+    'of the zCDP side''s delta), and whether the accounting allows it; a zcdp budget holds when either bound does. '
+    'Privacy: pure accounting, releases nothing.';
 
 CREATE VIEW @extschema@.budget_status AS
 SELECT b.dataset, b.role, b.accounting, b.epsilon_limit, b.delta_limit,
        b.spent_epsilon AS basic_epsilon_spent, b.spent_delta AS basic_delta_spent,
        b.spent_rho AS zcdp_rho_spent, a.zcdp_epsilon_spent,
        b.other_epsilon AS zcdp_other_epsilon, b.other_delta AS zcdp_other_delta,
+       b.sampler_distance AS zcdp_sampler_distance,
        a.epsilon_spent, a.epsilon_remaining, a.delta_remaining, b.releases, b.revoked
 FROM @extschema@.budgets b,
      LATERAL @extschema@.budget_after(b.accounting, b.epsilon_limit, b.delta_limit, b.spent_epsilon, b.spent_delta,
-                                       b.spent_rho, b.other_epsilon, b.other_delta, 0, 0, NULL) a
+                                       b.spent_rho, b.other_epsilon, b.other_delta, 0, 0, NULL,
+                                       b.sampler_distance) a
 WHERE pg_catalog.pg_has_role(b.role, 'MEMBER')
    OR pg_catalog.pg_has_role('gazepriv_curator', 'MEMBER');
 COMMENT ON VIEW @extschema@.budget_status IS
     'Each role''s budgets (curators see all): limits; spending under basic composition (sums of epsilon and delta) '
     'and under zCDP (sum of rho from Gaussian and pure-DP releases, converted by Canonne-Kamath-Steinke at the '
-    'delta left by approximate-DP releases without a zCDP form, zcdp_other_*); what remains under the accounting '
+    'delta left by approximate-DP releases without a zCDP form, zcdp_other_*, and by the table samplers'' '
+    'statistical distance, zcdp_sampler_distance, times 1 + e^epsilon_limit); what remains under the accounting '
     'the budget enforces (epsilon_spent: basic under basic; the smaller valid bound under zcdp). '
     'Privacy: shows spending, never data.';
 GRANT SELECT ON @extschema@.budget_status TO PUBLIC;
@@ -311,7 +332,7 @@ COMMENT ON FUNCTION @extschema@.revoke_budget(text, regrole) IS
 -- Run by the charge worker (as the bootstrap superuser) in a transaction of its own.
 CREATE FUNCTION @extschema@._apply_charge(p_dataset text, p_role oid, p_mechanism text, p_parameters jsonb,
                                           p_epsilon float8, p_delta float8, p_rho float8, p_guarantee text,
-                                          p_non_private boolean, p_pid integer)
+                                          p_non_private boolean, p_pid integer, p_sampler_distance float8)
     RETURNS TABLE (status text, message text, ledger_id bigint)
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -322,7 +343,9 @@ DECLARE
 BEGIN
     IF p_epsilon IS NULL OR p_epsilon = 'NaN' OR p_epsilon < 0 OR p_epsilon = 'Infinity'
        OR p_delta IS NULL OR p_delta = 'NaN' OR p_delta < 0 OR p_delta >= 1
-       OR p_rho = 'NaN' OR p_rho < 0 OR p_rho = 'Infinity' THEN
+       OR p_rho = 'NaN' OR p_rho < 0 OR p_rho = 'Infinity'
+       OR p_sampler_distance IS NULL OR p_sampler_distance = 'NaN' OR p_sampler_distance < 0
+       OR p_sampler_distance >= 1 THEN
         RETURN QUERY SELECT 'invalid', format('invalid charge: epsilon %s, delta %s, rho %s', p_epsilon, p_delta,
                                               coalesce(p_rho::text, 'NULL')), NULL::bigint;
         RETURN;
@@ -351,10 +374,12 @@ BEGIN
         RETURN;
     END IF;
     after := @extschema@.budget_after(b.accounting, b.epsilon_limit, b.delta_limit, b.spent_epsilon, b.spent_delta,
-                                       b.spent_rho, b.other_epsilon, b.other_delta, p_epsilon, p_delta, p_rho);
+                                       b.spent_rho, b.other_epsilon, b.other_delta, p_epsilon, p_delta, p_rho,
+                                       b.sampler_distance, p_sampler_distance);
     IF NOT after.allowed THEN
         now_ := @extschema@.budget_after(b.accounting, b.epsilon_limit, b.delta_limit, b.spent_epsilon, b.spent_delta,
-                                          b.spent_rho, b.other_epsilon, b.other_delta, 0, 0, NULL);
+                                          b.spent_rho, b.other_epsilon, b.other_delta, 0, 0, NULL,
+                                          b.sampler_distance);
         RETURN QUERY SELECT 'over_budget', format(
             'privacy budget exceeded for role %s on dataset "%s": %s requests epsilon %s, delta %s%s; '
             'remaining under %s accounting: epsilon %s, delta %s',
@@ -371,11 +396,13 @@ BEGIN
     UPDATE @extschema@.budgets bb
         SET spent_epsilon = after.new_spent_epsilon, spent_delta = after.new_spent_delta,
             spent_rho = after.new_spent_rho, other_epsilon = after.new_other_epsilon,
-            other_delta = after.new_other_delta, releases = bb.releases + 1
+            other_delta = after.new_other_delta, sampler_distance = after.new_sampler_distance,
+            releases = bb.releases + 1
         WHERE bb.dataset = p_dataset AND bb.role = p_role;
     RETURN QUERY SELECT 'charged', NULL::text, id;
 END $$;
-COMMENT ON FUNCTION @extschema@._apply_charge(text, oid, text, jsonb, float8, float8, float8, text, boolean, integer) IS
+COMMENT ON FUNCTION @extschema@._apply_charge(text, oid, text, jsonb, float8, float8, float8, text, boolean, integer,
+                                             float8) IS
     'Internal: checks and records one charge under the budget row lock; run only by the charge worker. '
     'Privacy: the single place where budgets are spent.';
 
@@ -403,7 +430,7 @@ CREATE FUNCTION @extschema@.preview_cost(dataset text, epsilon float8, delta flo
     FROM @extschema@.budget_status s,
          LATERAL @extschema@.budget_after(s.accounting, s.epsilon_limit, s.delta_limit, s.basic_epsilon_spent,
                                            s.basic_delta_spent, s.zcdp_rho_spent, s.zcdp_other_epsilon,
-                                           s.zcdp_other_delta, $2, $3, $4) a
+                                           s.zcdp_other_delta, $2, $3, $4, s.zcdp_sampler_distance) a
     WHERE s.dataset = $1 AND s.role = current_user::regrole
 $$;
 COMMENT ON FUNCTION @extschema@.preview_cost(text, float8, float8, float8) IS

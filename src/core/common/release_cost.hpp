@@ -24,6 +24,10 @@ struct ReleaseCost {
     double epsilon = 0; // basic-composition epsilon of the whole release
     double delta = 0;   // basic-composition delta (includes sampler statistical distance)
     double rho = -1;    // zCDP rho when the release is Gaussian, -1 otherwise
+    // Total variation between the release as sampled and the exact mechanism rho is stated for (the
+    // discrete Gaussian table sampler's d 2^-55; 0 for exact samplers). Basic composition has it in delta
+    // already; a zCDP budget charges it beside rho (as (1 + e^epsilon_limit) sampler_distance of delta).
+    double sampler_distance = 0;
     Guarantee guarantee = Guarantee::DifferentialPrivacy;
     bool non_private_choices = false; // a data-dependent choice (empirical sensitivity, bins, ...) was made
     std::string mechanism;            // e.g. "dp_heatmap", "cfpa"

@@ -90,6 +90,7 @@ HeatmapReleasePlan plan_heatmap_release(const HeatmapSpec& spec) {
                                                static_cast<std::uint64_t>(p.grid.cells()));
         cost.delta = p.delta; // includes the sampler's and the discreteness reserves
         cost.rho = plan.gaussian.rho;
+        cost.sampler_distance = plan.gaussian.sampler_distance;
     } else {
         plan.laplace_scale = laplace_scale(plan.l1_sensitivity, p.epsilon);
         if (!(plan.laplace_scale <= 0x1.0p52))

@@ -159,6 +159,7 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost) {
     c.epsilon = cost.epsilon;
     c.delta = cost.delta;
     c.rho = cost.rho;
+    c.sampler_distance = cost.sampler_distance;
     c.guarantee = core::to_string(cost.guarantee);
     c.non_private = cost.non_private_choices;
     return c;
@@ -183,6 +184,10 @@ std::int64_t charge_budget(const Charge& charge) {
     if (std::isnan(charge.rho) || std::isinf(charge.rho))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("rho must be a finite number of at least 0, got %g", charge.rho)));
+    if (!(charge.sampler_distance >= 0 && charge.sampler_distance < 1))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("the sampler distance must be at least 0 and below 1, got %g",
+                               charge.sampler_distance)));
     refuse_where_charging_is_impossible();
 
     ChargeSlot* slot = my_charge_slot();
@@ -195,6 +200,7 @@ std::int64_t charge_budget(const Charge& charge) {
     q.delta = charge.delta;
     q.rho = charge.rho;
     q.has_rho = charge.rho >= 0;
+    q.sampler_distance = charge.sampler_distance;
     q.non_private = charge.non_private;
     copy_text(q.dataset, sizeof q.dataset, charge.dataset, "the dataset name",
               ERRCODE_INVALID_PARAMETER_VALUE);

@@ -22,8 +22,9 @@ struct Charge {
     const char* parameters_json; // nullptr means {}
     double epsilon;
     double delta;
-    double rho;            // < 0: the release has no zCDP form of its own
-    const char* guarantee; // "dp", "k-anonymity" or "plausible-deniability"
+    double rho;              // < 0: the release has no zCDP form of its own
+    double sampler_distance; // total variation from the mechanism rho holds for (ReleaseCost)
+    const char* guarantee;   // "dp", "k-anonymity" or "plausible-deniability"
     bool non_private;
 };
 

@@ -47,7 +47,7 @@ constexpr const char* kLockTimeout = "10ms";
 
 constexpr const char* kApplyCharge =
     "SELECT status, message, ledger_id FROM gazepriv._apply_charge($1, $2, $3, "
-    "$4::jsonb, $5, $6, $7, $8, $9, $10)";
+    "$4::jsonb, $5, $6, $7, $8, $9, $10, $11)";
 
 int worker_index = 0;
 uint32 worker_generation = 0;
@@ -126,9 +126,9 @@ ChargeStatus status_from_text(const char* s) {
 void prepare_apply_plan() {
     if (apply_plan != nullptr)
         return;
-    Oid types[10] = {TEXTOID,   OIDOID,    TEXTOID, TEXTOID, FLOAT8OID,
-                     FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID, INT4OID};
-    SPIPlanPtr plan = SPI_prepare(kApplyCharge, 10, types);
+    Oid types[11] = {TEXTOID,   OIDOID,  TEXTOID, TEXTOID, FLOAT8OID, FLOAT8OID,
+                     FLOAT8OID, TEXTOID, BOOLOID, INT4OID, FLOAT8OID};
+    SPIPlanPtr plan = SPI_prepare(kApplyCharge, 11, types);
     if (plan == nullptr)
         elog(ERROR, "could not prepare the charge: %s", SPI_result_code_string(SPI_result));
     SPI_keepplan(plan); // re-planned by the plan cache if the extension is dropped and created again
@@ -138,7 +138,7 @@ void prepare_apply_plan() {
 // Runs gazepriv._apply_charge, the single place where budgets are spent, for one request.
 void apply_charge(ChargeSlot* slot) {
     const ChargeRequest& q = slot->request;
-    Datum values[10] = {CStringGetTextDatum(q.dataset),
+    Datum values[11] = {CStringGetTextDatum(q.dataset),
                         ObjectIdGetDatum(q.charged_role),
                         CStringGetTextDatum(q.mechanism),
                         CStringGetTextDatum(q.parameters),
@@ -147,8 +147,9 @@ void apply_charge(ChargeSlot* slot) {
                         Float8GetDatum(q.rho),
                         CStringGetTextDatum(q.guarantee),
                         BoolGetDatum(q.non_private),
-                        Int32GetDatum(q.caller_pid)};
-    char nulls[10];
+                        Int32GetDatum(q.caller_pid),
+                        Float8GetDatum(q.sampler_distance)};
+    char nulls[11];
     std::memset(nulls, ' ', sizeof nulls);
     if (!q.has_rho)
         nulls[6] = 'n';

@@ -42,6 +42,7 @@ struct ChargeRequest {
     double delta;
     double rho;
     bool has_rho;
+    double sampler_distance;
     bool non_private;
     char dataset[kNameLen];
     char mechanism[kNameLen];
