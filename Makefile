@@ -42,7 +42,7 @@ override CXXFLAGS += -MMD -MP
 -include $(OBJS:.o=.d)
 EXTRA_CLEAN = $(OBJS:.o=.d) output_iso tmp_check_iso
 
-FORMATTED = $(sort $(wildcard src/*/*.cpp src/*/*/*.cpp src/*/*/*.hpp test/unit/*.hpp test/unit/*/*.cpp bench/*/*.cpp bench/*/*.hpp))
+FORMATTED = $(sort $(wildcard src/*/*.cpp src/*/*/*.cpp src/*/*/*.hpp test/unit/*.hpp test/unit/*/*.cpp test/audit/*.cpp test/audit/*.hpp bench/*/*.cpp bench/*/*.hpp))
 .PHONY: format format-check
 format:
 	clang-format -i $(FORMATTED)
