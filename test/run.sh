@@ -5,7 +5,8 @@
 #   3. pg_regress (sql/, expected/) and the isolation specs (test/isolation/) on throwaway clusters
 #      started for the run, as an unprivileged user (initdb refuses root),
 #   4. the script tests in test/scripts/ (stress, crash and similar multi-process tests) and the security
-#      suite in test/security/ (one script per attack class, playing the attacker as a non-superuser).
+#      suite in test/security/ (one script per attack class, playing the attacker as a non-superuser),
+#   5. the privacy audit's fast form (test/audit/run.sh): every mechanism's loss bounded from below.
 # As root on a fresh Debian bookworm machine it installs its own dependencies first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -110,5 +111,19 @@ run_scripts() { # run_scripts TITLE DIR: every DIR/*.sh, each on its own throwaw
 }
 run_scripts "script tests" test/scripts
 run_scripts "security suite: each attack class played by a non-superuser (test/security)" test/security
+
+log "privacy audit, fast form (test/audit/run.sh)"
+bash test/audit/run.sh >"$stage/audit.log" 2>&1
+status=$?
+grep -E '^audit .* \.\.\. (ok|FAILED)' "$stage/audit.log"
+grep -A1 -E '^audit .* \.\.\. FAILED' "$stage/audit.log" | grep -E '^    ' | head -40
+ok=$(grep -cE '^audit .* \.\.\. ok' "$stage/audit.log")
+bad=$(grep -cE '^audit .* \.\.\. FAILED' "$stage/audit.log")
+PASSED=$((PASSED + ok))
+FAILED=$((FAILED + bad))
+if [ $status -ne 0 ] && [ "$bad" -eq 0 ]; then
+    record "privacy audit (did not run)" 1
+    tail -30 "$stage/audit.log"
+fi
 
 finish

@@ -6,6 +6,7 @@
 // --core audits the C++ core, --sql the SQL functions of the database CONNINFO names (both when neither is
 // given... only the core: the SQL audits need a server). The fast form (default) makes 200,000 draws a side
 // for the core and 20,000 through SQL (fewer for slow mechanisms); --full ten times as many.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -35,6 +36,16 @@ std::string delta_text(double delta) {
         return "0";
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.2g", delta);
+    return buffer;
+}
+
+// A probability near 0 or 1 as "1 - 3e-9" or "2e-7".
+std::string probability(double p) {
+    char buffer[64];
+    if (p > 0.99)
+        std::snprintf(buffer, sizeof buffer, "1 - %.1g", std::max(1 - p, 1e-16));
+    else
+        std::snprintf(buffer, sizeof buffer, "%.2g", p);
     return buffer;
 }
 
@@ -116,13 +127,17 @@ int main(int argc, char** argv) {
             d << "claim " << number(c.claim.epsilon, 3) << "/" << delta_text(c.claim.delta)
               << ", lower bound " << number(out.epsilon_report, 3) << " (95 %), "
               << number(out.epsilon_gate, 3) << " (gate), estimate " << number(out.epsilon_estimate, 3)
-              << ", caught above " << number(out.epsilon_detectable, 3) << "; event "
-              << c.statistics[out.statistic] << (out.at_least ? " >= " : " <= ") << out.threshold
-              << (out.reversed ? " (D' over D)" : "") << ": " << out.k << " vs " << out.k_other << " of "
-              << out.n << "; " << number(seconds, 1) << " s";
+              << ", caught above " << number(out.epsilon_detectable, 3) << ", fires with probability "
+              << probability(out.firing_probability) << "; event " << c.statistics[out.statistic]
+              << (out.at_least ? " >= " : " <= ") << out.threshold << (out.reversed ? " (D' over D)" : "")
+              << ": " << out.k << " vs " << out.k_other << " of " << out.n << "; " << number(seconds, 1)
+              << " s";
             detail = d.str();
-            const char* verdict = c.expect == Expectation::Violated ? (ok ? "caught (control)" : "NOT caught")
-                                                                    : (ok ? "holds" : "VIOLATED");
+            const std::string verdict = c.expect == Expectation::Violated
+                                            ? (ok ? "caught (control; missed with probability " +
+                                                        probability(1 - out.firing_probability) + ")"
+                                                  : "NOT caught")
+                                            : (ok ? "holds" : "VIOLATED");
             table << "| " << c.mechanism << " | " << c.neighbours << " | " << c.path << " | "
                   << number(c.claim.epsilon, 3) << ", " << delta_text(c.claim.delta) << " | " << draws_text(n)
                   << " | " << number(out.epsilon_report, 3) << " | "

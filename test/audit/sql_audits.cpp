@@ -430,7 +430,7 @@ void dataset_series_audits(std::vector<AuditCase>& cases, Db db) {
                      {1, 0},
                      Expectation::Violated,
                      {"loss"},
-                     0.25,
+                     1,
                      [db, right, left](std::size_t n, Draws& a, Draws& b) {
                          for (int side = 0; side < 2; ++side)
                              for (double y : db->column(

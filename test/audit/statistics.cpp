@@ -117,6 +117,53 @@ double detectable_epsilon(double p, std::uint64_t n, const Claim& claim, double 
     return hi;
 }
 
+// A lower bound on P(gate fires) for counts K ~ Binomial(n, p), K' ~ Binomial(n, q). The gate fires when the
+// Clopper-Pearson lower bound on P[S] (at alpha/2) exceeds target(K') = delta + e^epsilon q_hi(K'), that is
+// when K reaches k*(K'), the smallest k with P_target(X >= k) <= alpha/2. k* grows with K', so over a range
+// of K' its value at the range's top bounds the firing probability from below; K' is cut into at most 64
+// ranges over its likely values (what lies beyond 8 standard deviations counts as missing).
+double firing_probability(double p, double q, std::uint64_t n, const Claim& claim, double gate_alpha) {
+    const double nn = static_cast<double>(n);
+    auto pmf = [&](std::uint64_t k) {
+        const double kk = static_cast<double>(k);
+        if (q <= 0)
+            return k == 0 ? 1.0 : 0.0;
+        if (q >= 1)
+            return k == n ? 1.0 : 0.0;
+        return std::exp(std::lgamma(nn + 1) - std::lgamma(kk + 1) - std::lgamma(nn - kk + 1) +
+                        kk * std::log(q) + (nn - kk) * std::log1p(-q));
+    };
+    auto fires_from = [&](std::uint64_t k_other) {
+        const double target =
+            claim.delta + std::exp(claim.epsilon) * clopper_pearson_upper(k_other, n, gate_alpha / 2);
+        if (target >= 1)
+            return 0.0;
+        std::uint64_t lo = 0, hi = n + 1;
+        while (lo < hi) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            if (mid <= n && binomial_at_least(mid, n, target) <= gate_alpha / 2)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return lo > n ? 0.0 : binomial_at_least(lo, n, p);
+    };
+    const double mean = nn * q, sd = std::sqrt(nn * q * (1 - q));
+    const auto first = static_cast<std::uint64_t>(std::max(0.0, std::floor(mean - 8 * sd)));
+    const auto last = static_cast<std::uint64_t>(std::min(nn, std::ceil(mean + 8 * sd)));
+    const std::uint64_t step = (last - first) / 64 + 1;
+    double fires = 0;
+    for (std::uint64_t begin = first; begin <= last; begin += step) {
+        const std::uint64_t end = std::min(last, begin + step - 1);
+        double mass = 0;
+        for (std::uint64_t k = begin; k <= end; ++k)
+            mass += pmf(k);
+        if (mass > 0)
+            fires += mass * fires_from(end);
+    }
+    return std::min(fires, 1.0);
+}
+
 } // namespace
 
 double incomplete_beta(double a, double b, double x) {
@@ -248,6 +295,7 @@ AuditOutcome audit_draws(const Draws& first, const Draws& second, const Claim& c
     out.epsilon_report = epsilon_lower_bound(out.k, out.k_other, out.n, claim.delta, levels.report_alpha);
     out.epsilon_gate = epsilon_lower_bound(out.k, out.k_other, out.n, claim.delta, levels.gate_alpha);
     out.epsilon_detectable = detectable_epsilon(p, out.n, claim, levels.gate_alpha);
+    out.firing_probability = firing_probability(p, q, out.n, claim, levels.gate_alpha);
     out.violation = out.epsilon_gate > claim.epsilon;
     return out;
 }

@@ -80,6 +80,9 @@ struct AuditOutcome {
     // The loss this event would need for the gate to fire with probability at least 95 %, given its
     // numerator's probability: how far above the claim a violation must be to be caught (the power).
     double epsilon_detectable = 0;
+    // The probability that the gate fires on this event if its probabilities were the observed frequencies:
+    // for a negative control, 1 minus the chance that the audit misses it.
+    double firing_probability = 0;
     bool violation = false; // epsilon_gate > claim.epsilon
 };
 

@@ -81,9 +81,11 @@ TEST(AuditStatistics, AnHonestClaimPassesAndAnOverclaimFails) {
     EXPECT_GT(honest.epsilon_detectable, 1.0);
     EXPECT_LT(honest.epsilon_detectable, 1.3); // 100,000 draws a side catch a loss of 1.3 at ~1e-6
     EXPECT_EQ(honest.statistic, 0u);           // found on the output itself, not on |y|
+    EXPECT_LT(honest.firing_probability, 1e-3);
     const AuditOutcome overclaim = audit_draws(a, b, {0.7, 0}, {});
     EXPECT_TRUE(overclaim.violation);
     EXPECT_GT(overclaim.epsilon_gate, 0.7);
+    EXPECT_GT(overclaim.firing_probability, 0.999);
 }
 
 TEST(AuditStatistics, DeltaIsSubtractedFromTheNumerator) {
