@@ -393,6 +393,36 @@ std::string feature_table(Database& db, const std::string& name, double target, 
 }
 
 void dataset_series_audits(std::vector<AuditCase>& cases, Db db) {
+    // release_series, CFPA k = 1, chunks of 4 over a public length of 8, clipped to [0, 1]: the target's
+    // whole signal beyond either bound; participant level, so the two chunks compose (2 epsilon).
+    const std::string above = feature_table(*db, "series_above", 5, 8),
+                      below = feature_table(*db, "series_below", -5, 8);
+    const std::string arguments = "'cfpa', 1 + 0 * g, k => 1, chunk => 4, bounds => ARRAY[0, 1], length => 8";
+    const double series_cost =
+        db->column("SELECT total_epsilon FROM gazepriv.release_series_cost('" + above + "', " +
+                   std::string(arguments).replace(arguments.find(" + 0 * g"), 8, "") + ")")
+            .at(0);
+    cases.push_back(
+        {"sql/release-series",
+         "release_series CFPA k = 1, 2 chunks of 4, clipped (ε = 1 per chunk)",
+         "the target's whole signal beyond the upper vs the lower public bound",
+         "SQL",
+         {series_cost, 0},
+         Expectation::Holds,
+         {"loss"},
+         0.5,
+         [db, above, below, arguments](std::size_t n, Draws& a, Draws& b) {
+             for (int side = 0; side < 2; ++side)
+                 for (const auto& row :
+                      db->rows("SELECT array_to_string(s.series, ' ') FROM " + n_rows(n) +
+                               ", LATERAL gazepriv.release_series('" + (side == 0 ? above : below) + "', " +
+                               arguments + ") s WHERE s.participant = 'p0'")) {
+                     // k = 1: each chunk's output is its noisy F0 / 4, lambda = 4 (sqrt(4) 2 / 1).
+                     const std::vector<double> y = Database::numbers(row.at(0));
+                     (side == 0 ? a : b)
+                         .add({laplace_loss(4 * y.at(0), 4, 0, 4) + laplace_loss(4 * y.at(4), 4, 0, 4)});
+                 }
+         }});
     // exponential_dp, laplace variant: 4 values of one feature (t_max = 4) at the upper vs the lower bound.
     const std::string high = feature_table(*db, "exp_high", 5, 4), low = feature_table(*db, "exp_low", -5, 4);
     const double cost = db->column("SELECT total_epsilon FROM gazepriv.exponential_dp_cost('" + high +
