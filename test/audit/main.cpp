@@ -42,6 +42,8 @@ std::string delta_text(double delta) {
 // A probability near 0 or 1 as "1 - 3e-9" or "2e-7".
 std::string probability(double p) {
     char buffer[64];
+    if (p < 1e-16)
+        return "< 1e-16";
     if (p > 0.99)
         std::snprintf(buffer, sizeof buffer, "1 - %.1g", std::max(1 - p, 1e-16));
     else

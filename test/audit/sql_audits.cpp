@@ -91,11 +91,15 @@ std::string n_rows(std::size_t n) {
     return "generate_series(1, " + std::to_string(n) + ") g";
 }
 
+// The shortest decimal that reads back as v.
 std::string sql_number(double v) {
-    std::ostringstream s;
-    s.precision(17);
-    s << v;
-    return s.str();
+    for (int digits = 6;; ++digits) {
+        std::ostringstream s;
+        s.precision(digits);
+        s << v;
+        if (digits == 17 || std::strtod(s.str().c_str(), nullptr) == v)
+            return s.str();
+    }
 }
 
 // A scalar SQL expression of x (the placeholder `$x`), drawn n times for each input.
@@ -267,6 +271,13 @@ std::string heatmap_query(Database& db, Plan plan, const std::string& spec, int 
     if (explained.find("Partial GroupAggregate") == std::string::npos ||
         explained.find(parted ? "Merge Append" : "Workers Planned: 2") == std::string::npos)
         throw std::runtime_error("the plan does not aggregate partially:\n" + explained);
+    if (!parted) { // without workers the leader would run the plan alone (leader participation is off)
+        std::string ran;
+        for (const auto& row : db.rows("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + query))
+            ran += row[0] + "\n";
+        if (ran.find("Workers Launched: 2") == std::string::npos)
+            throw std::runtime_error("the parallel plan did not launch its 2 workers:\n" + ran);
+    }
     return query;
 }
 
