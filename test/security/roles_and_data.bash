@@ -1,0 +1,100 @@
+# Shared by the trust-boundary scripts of the security suite (sourced, not run: test/run.sh runs *.sh only).
+# A throwaway cluster with the extension, the cast of an attack (two curators and two analysts, none a
+# superuser, each with a sandbox schema of their own), the real data slices of test/data owned by a curator,
+# and helpers that act as a role and record checks. Every check is reported; the script fails at the end if
+# any failed, so that one run shows the whole state of a class.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. test/lib.sh
+throwaway_cluster
+BIN=$("$PG_CONFIG" --bindir)
+psql() { cluster_psql "$@"; }
+
+CHECKS_FAILED=0
+# check WHAT ACTUAL EXPECTED: records one check.
+check() {
+    if [ "$2" = "$3" ]; then
+        echo "ok:     $1"
+    else
+        echo "FAILED: $1: got '$2', expected '$3'"
+        CHECKS_FAILED=$((CHECKS_FAILED + 1))
+    fi
+}
+# as ROLE SQL...: the statement's tuples (unaligned, tab-separated), run as ROLE; stops at the first error.
+as() {
+    local role=$1
+    shift
+    "$BIN/psql" -X -q -At -F $'\t' -v ON_ERROR_STOP=1 -U "$role" "$@"
+}
+# sqlstate ROLE SQL: the SQLSTATE the statement fails with as ROLE, or "ok" when it succeeds.
+sqlstate() {
+    local out
+    if out=$("$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=sqlstate -U "$1" -c "$2" 2>&1); then
+        echo ok
+    else
+        sed -n 's/^ERROR:  *\([0-9A-Z]\{5\}\).*/\1/p' <<<"$out" | head -1
+    fi
+}
+# message ROLE SQL: the error message the statement fails with as ROLE (without "ERROR:"), or "ok".
+message() {
+    local out
+    if out=$("$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=terse -U "$1" -c "$2" 2>&1); then
+        echo ok
+    else
+        sed -n 's/^ERROR:  *//p' <<<"$out" | head -1
+    fi
+}
+# Tolerant setup for what the curator configures with functions a given version may lack: the attack that
+# follows must still be played (and its checks fail) rather than the script stopping here.
+try_as() {
+    local role=$1
+    shift
+    "$BIN/psql" -X -q -At -U "$role" "$@" 2>&1 | sed 's/^/    (setup) /' || true
+}
+finish() {
+    check "no role other than postgres is a superuser" \
+        "$(psql -At -c "SELECT string_agg(rolname, ',') FROM pg_roles WHERE rolsuper AND rolname <> 'postgres'")" ""
+    if [ "$CHECKS_FAILED" -ne 0 ]; then
+        echo "$CHECKS_FAILED check(s) failed"
+        exit 1
+    fi
+    echo "all checks passed"
+}
+
+psql <<'SQL'
+CREATE EXTENSION gazepriv;
+CREATE ROLE curator_a LOGIN NOSUPERUSER IN ROLE gazepriv_curator;
+CREATE ROLE curator_b LOGIN NOSUPERUSER IN ROLE gazepriv_curator;
+CREATE ROLE analyst_a LOGIN NOSUPERUSER IN ROLE gazepriv_analyst;
+CREATE ROLE analyst_b LOGIN NOSUPERUSER IN ROLE gazepriv_analyst;
+CREATE SCHEMA sandbox_curator_a AUTHORIZATION curator_a;
+CREATE SCHEMA sandbox_curator_b AUTHORIZATION curator_b;
+CREATE SCHEMA sandbox_analyst_a AUTHORIZATION analyst_a;
+CREATE SCHEMA sandbox_analyst_b AUTHORIZATION analyst_b;
+SQL
+
+# load_uniss OWNER: Uniss-FGD face image 2 (20 observers, 300 Hz, screen pixels) as OWNER's uniss_samples.
+load_uniss() {
+    psql <<SQL
+CREATE TABLE public.uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
+                                   pupil_left float8, pupil_right float8, event text, fixation_index int);
+\\copy public.uniss_samples FROM 'test/data/uniss_fgd/img_002.csv' WITH (FORMAT csv, HEADER true)
+ALTER TABLE public.uniss_samples OWNER TO $1;
+SQL
+}
+
+# load_hoppe_features OWNER: the Hoppe 2018 feature windows (participant, task, window, features float8[33])
+# of four participants' first minute, as OWNER's hoppe_features, with their public bounds.
+load_hoppe_features() {
+    psql -f test/demo/hoppe_tables.psql
+    for p in 00 02 05 09; do
+        psql -c "\\copy hoppe_samples FROM 'test/data/hoppe2018_everyday/participant_${p}_first_minute.csv' WITH (FORMAT csv, HEADER true)"
+    done
+    psql -c "\\copy hoppe_participants FROM 'test/data/hoppe2018_everyday/participants.csv' WITH (FORMAT csv, HEADER true)"
+    psql -f test/demo/hoppe_features.psql -f test/demo/hoppe_feature_bounds.psql
+    psql -c "ALTER TABLE hoppe_features OWNER TO $1" -c "GRANT SELECT ON hoppe_feature_bounds TO PUBLIC"
+}
+
+# The public feature bounds of hoppe_feature_bounds.psql as registered dataset bounds.
+HOPPE_BOUNDS="(SELECT jsonb_build_object('features', jsonb_agg(jsonb_build_array(lower, upper) ORDER BY feature))
+               FROM hoppe_feature_bounds)"
