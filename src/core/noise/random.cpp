@@ -62,6 +62,10 @@ Rng::Rng(std::uint64_t seed, std::uint64_t stream) : ctx_(new_ctx()) {
     key_from_seed(seed, stream);
 }
 
+Rng::Rng(Secret secret) : ctx_(new_ctx()) {
+    key_from_secret(secret);
+}
+
 Rng::~Rng() {
     OPENSSL_cleanse(key_, sizeof key_);
     OPENSSL_cleanse(block_, sizeof block_);
@@ -96,6 +100,25 @@ void Rng::key_from_seed(std::uint64_t seed, std::uint64_t stream) {
         throw InternalError("could not derive the seeded key");
     set_key(key);
     seeded_ = true;
+}
+
+void Rng::key_from_secret(Secret secret) {
+    static constexpr unsigned char kDomain[] = "gazepriv.secret v1"; // never the key of a seed
+    if (secret.size < kKeyBytes)
+        throw InvalidArgument("a generator's secret must have at least 32 bytes");
+    unsigned char key[32];
+    unsigned int len = 0;
+    EVP_MD_CTX* md = EVP_MD_CTX_new();
+    const bool ok = md != nullptr && EVP_DigestInit_ex(md, EVP_sha256(), nullptr) == 1 &&
+                    EVP_DigestUpdate(md, kDomain, sizeof kDomain) == 1 &&
+                    EVP_DigestUpdate(md, secret.bytes, secret.size) == 1 &&
+                    EVP_DigestFinal_ex(md, key, &len) == 1 && len == 32;
+    EVP_MD_CTX_free(md);
+    if (!ok)
+        throw InternalError("could not derive the key of a secret");
+    set_key(key);
+    OPENSSL_cleanse(key, sizeof key);
+    seeded_ = true; // deterministic: never re-mixed with kernel entropy
 }
 
 void Rng::mix_kernel_entropy() {

@@ -24,6 +24,14 @@ public:
 
     explicit Rng(KernelEntropy);
     Rng(std::uint64_t seed, std::uint64_t stream);
+    // Keyed from a secret of at least 32 bytes: the same secret gives the same stream (as a seed does), but
+    // nobody without the secret can predict it. Served-once releases draw from their dataset's secret, so
+    // that computing one again (after a rolled-back transaction) gives the identical release.
+    struct Secret {
+        const unsigned char* bytes;
+        std::size_t size;
+    };
+    explicit Rng(Secret secret);
     ~Rng();
     Rng(const Rng&) = delete;
     Rng& operator=(const Rng&) = delete;
@@ -31,6 +39,7 @@ public:
     // Re-key in place (drops any buffered output).
     void key_from_kernel();
     void key_from_seed(std::uint64_t seed, std::uint64_t stream);
+    void key_from_secret(Secret secret);
     bool seeded() const { return seeded_; }
 
     std::uint64_t next_u64() {

@@ -43,7 +43,8 @@ ReleaseCost synthesis_cost(const SynthesisParams& p, std::size_t features, std::
     cost.mechanism = "pd_synthesize";
     cost.non_private_choices = p.bounds.empty(); // bins over each task's data range
     const double model_epsilon = p.model_epsilon.value_or(0);
-    const double invocations = static_cast<double>(p.attempts()) * static_cast<double>(largest_task_rows);
+    const double slots = p.records ? static_cast<double>(*p.records) : static_cast<double>(largest_task_rows);
+    const double invocations = static_cast<double>(p.attempts()) * slots;
 
     JsonObject json;
     json.add("k", p.k);
@@ -58,6 +59,8 @@ ReleaseCost synthesis_cost(const SynthesisParams& p, std::size_t features, std::
     json.add("alpha", p.alpha);
     json.add("split", p.split);
     json.add("max_attempts", p.attempts());
+    if (p.records)
+        json.add("records", *p.records);
     json.add("bounds", p.bounds.empty() ? "data range (non-private)" : "public");
     if (p.model_epsilon)
         json.add("model_epsilon", model_epsilon);

@@ -40,7 +40,8 @@ InvocationPrivacy randomized_test_privacy(int k, double gamma, double epsilon0, 
 // The largest t in [1, k - 1] with invocations * exp(-epsilon0 (k - t)) <= delta_target, or 0 if none.
 int largest_t(int k, double epsilon0, double invocations, double delta_target);
 
-// The release's cost. largest_task_rows bounds the slots of one task (its seed records).
+// The release's cost. largest_task_rows bounds the slots of one task (its seed records); params.records, when
+// set, is the public bound used instead.
 ReleaseCost synthesis_cost(const SynthesisParams& params, std::size_t features,
                            std::size_t largest_task_rows);
 

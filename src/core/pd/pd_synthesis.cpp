@@ -32,6 +32,8 @@ void validate(const SynthesisParams& p) {
         throw InvalidArgument("split must be at least 0 and below 1, got " + format_number(p.split));
     if (p.max_attempts)
         require_range("max_attempts", *p.max_attempts, 1, kMaxAttempts);
+    if (p.records)
+        require_range("records", *p.records, 1, std::int64_t{1} << 40);
     if (p.model_epsilon)
         require_positive("model_epsilon", *p.model_epsilon);
     if (p.bounds.size() % 2 != 0)
@@ -146,7 +148,9 @@ public:
         const std::size_t need_deterministic = p_.test == TestKind::Record ? p_.k : p_.k - 1;
         const IntegerLaplace threshold_noise(p_.randomized() ? 1 / *p_.epsilon0 : 1);
         const int max_attempts = p_.attempts();
-        for (std::size_t slot = 0; slot < seeds.size(); ++slot) {
+        const std::size_t slots =
+            p_.records ? std::min(seeds.size(), static_cast<std::size_t>(*p_.records)) : seeds.size();
+        for (std::size_t slot = 0; slot < slots; ++slot) {
             cancel_.poll(slot);
             int attempts = 0;
             bool passed = false;

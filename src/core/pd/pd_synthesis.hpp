@@ -47,6 +47,10 @@ struct SynthesisParams {
     double split = 0;           // fraction of each task's records that only learn the model
     std::vector<double> bounds; // public bounds lo_1, hi_1, lo_2, hi_2, ...; empty = data range (non-private)
     std::optional<int> max_attempts;
+    // A public bound on a task's seed records: at most this many slots of a task are synthesized (the first,
+    // in participant order) and the cost counts them instead of the data's records, so that it depends on no
+    // data size. Unset: every record is a slot.
+    std::optional<std::int64_t> records;
     bool include_failed = false; // emit slots whose candidates never passed (features NaN)
 
     bool randomized() const { return epsilon0.has_value(); }
@@ -84,7 +88,8 @@ struct SynthesisOutput {
 };
 
 // Runs the synthesis; validates the data-dependent parameters first. Rows are emitted task by task, by
-// participant, in input order within a participant.
+// participant, in input order within a participant (with a secret-keyed generator, the same rows in the same
+// order give the same release).
 void synthesize(const FeatureRows& input, const SynthesisParams& params, Rng& rng, const CancelCheck& cancel,
                 SynthesisOutput& output);
 

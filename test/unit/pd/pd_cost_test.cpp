@@ -85,3 +85,20 @@ TEST(PdCost, RandomizedReleaseComposesOverCandidatesOfTheLargestTask) {
     p.k = 20; // no t meets it
     EXPECT_THROW(synthesis_cost(p, 1, 1000), InvalidArgument);
 }
+
+TEST(PdCost, PublicRecordsReplaceTheDataSize) {
+    SynthesisParams p;
+    p.k = 50;
+    p.gamma = 2;
+    p.epsilon0 = 0.1;
+    p.t = 10;
+    p.model_epsilon = 1;
+    p.bounds = {0, 1};
+    p.records = 7; // whatever the data holds, the cost counts 7 slots of 1 attempt
+    const ReleaseCost small = synthesis_cost(p, 1, 3);
+    const ReleaseCost large = synthesis_cost(p, 1, 3000);
+    EXPECT_DOUBLE_EQ(small.epsilon, 1 + 7 * (0.1 + std::log(1.2)));
+    EXPECT_EQ(small.epsilon, large.epsilon);
+    EXPECT_EQ(small.parameters_json, large.parameters_json);
+    EXPECT_NE(small.parameters_json.find("\"records\": 7"), std::string::npos);
+}

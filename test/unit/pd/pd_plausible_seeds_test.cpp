@@ -285,6 +285,30 @@ TEST(PdSynthesis, SplitSeedsOnlyTheRecordsThatDidNotLearnTheModel) {
     EXPECT_EQ(out.count, 200u); // 100 of each task's 200 records learn, the other 100 seed
 }
 
+TEST(PdSynthesis, PublicRecordsBoundTheSlotsOfEveryTask) {
+    // 3 tasks of 100 records; a public bound of 30 records per task: 30 slots each, the first in participant
+    // order, and the release is the same under the same secret-keyed generator.
+    const Dataset data = make_dataset(300, 3, 10, 3, 61);
+    SynthesisParams params;
+    params.k = 5;
+    params.gamma = 2;
+    params.records = 30;
+    Buffers a(data), b(data);
+    const unsigned char secret[32] = {9};
+    Rng rng_a(Rng::Secret{secret, sizeof secret}), rng_b(Rng::Secret{secret, sizeof secret});
+    synthesize(data.view(), params, rng_a, CancelCheck{}, a.out);
+    synthesize(data.view(), params, rng_b, CancelCheck{}, b.out);
+    ASSERT_EQ(a.out.count, 90u);
+    std::vector<int> per_task(3, 0);
+    for (std::size_t o = 0; o < a.out.count; ++o)
+        ++per_task[data.task[a.source[o]]];
+    EXPECT_EQ(per_task, (std::vector<int>{30, 30, 30}));
+    EXPECT_EQ(a.source, b.source);
+    EXPECT_EQ(a.values, b.values);
+    params.records = 0;
+    EXPECT_THROW(validate(params), InvalidArgument);
+}
+
 TEST(PdSynthesis, RandomizedThresholdPassesWithTheDiscreteLaplaceProbability) {
     // Seedless marginals: k' = n for every candidate, so a candidate passes iff n >= k + Z. With n = 40,
     // k = 45, epsilon0 = 0.5: P(Z <= -5) = e^-2.5 / (1 + e^-0.5) for the discrete Laplace of scale 2.
