@@ -1,11 +1,17 @@
--- The privacy budget: registered datasets, per-role budgets, the append-only ledger, and the charge.
+-- The privacy budget and the trust boundary: registered datasets and their owners, per-role budgets of each
+-- guarantee kind, the append-only ledger, release policies, stored releases, and the charge.
 --
--- Who can do what:
---   curators (members of gazepriv_curator, and superusers) register datasets, grant and revoke budgets,
---   read the ledger, and charge budgets for releases they make by other means;
---   analysts (members of gazepriv_analyst) cannot read the raw tables of registered datasets; they release
---   through the SECURITY DEFINER release_* functions, which charge the caller's budget before any noise is
---   drawn; they see their own rows of budget_status.
+-- Who can do what (README, "Privacy budgets and analysts"):
+--   curators (members of gazepriv_curator, and superusers) register relations they own; on the datasets they
+--   own they grant and revoke budgets, set release policies, reset served-once releases, drop the dataset
+--   and charge releases they make from raw data; they read only their own datasets' catalog rows (row-level
+--   security). Nobody writes the catalog tables directly: the curator functions are one C function that
+--   switches to the catalog's owner and calls the internal _name(caller, ...) (src/pg/budget/
+--   catalog_functions.cpp), and charges are written by the charge worker.
+--   analysts (members of gazepriv_analyst) cannot read the registered relations; they release through the
+--   release functions, one C function (src/pg/budget/analyst_release.cpp) that charges the role whose
+--   privileges run the call and reads the relation as its owner, with what defines the guarantee taken from
+--   the owner's release policy; they see their own rows of budget_status.
 -- Charges are committed by the database's charge worker, a background worker, in transactions of its own (see
 -- src/pg/budget/), so a ROLLBACK, an error or a cancel after the charge never refunds it.
 
@@ -34,39 +40,47 @@ CREATE TABLE @extschema@.datasets (
     bounds jsonb CHECK (bounds IS NULL OR jsonb_typeof(bounds) = 'object'),
     description text,
     registered_by regrole NOT NULL,
-    registered_at timestamptz NOT NULL DEFAULT now()
+    registered_at timestamptz NOT NULL DEFAULT now(),
+    owner regrole NOT NULL
 );
 COMMENT ON TABLE @extschema@.datasets IS
     'Registered datasets: a table or view whose participant column is the privacy unit, the columns the release '
     'functions read, and public facts about it (observers = the public number of participants; bounds = public '
-    'value ranges as JSON). Privacy: public facts must be public: never derive them from the data.';
+    'value ranges as JSON); owner is the relation''s owner at registration: it manages the dataset, and releases '
+    'read the relation with its rights. Privacy: public facts must be public: never derive them from the data. '
+    'Written only by the curator functions; curators read the rows of datasets they own.';
 
 CREATE TABLE @extschema@.budgets (
     dataset text NOT NULL REFERENCES @extschema@.datasets (name) ON UPDATE CASCADE,
     role regrole NOT NULL,
+    kind text NOT NULL DEFAULT 'dp' CHECK (kind IN ('dp', 'w-event', 'record-dp')),
     epsilon_limit numeric NOT NULL CHECK (epsilon_limit >= 0),
     delta_limit numeric NOT NULL CHECK (delta_limit >= 0 AND delta_limit < 1),
     accounting text NOT NULL CHECK (accounting IN ('basic', 'zcdp')),
     -- Running totals, written only by the charge worker; the ledger holds every term.
-    spent_epsilon numeric NOT NULL DEFAULT 0,   -- basic composition: sum of epsilon
-    spent_delta numeric NOT NULL DEFAULT 0,     -- basic composition: sum of delta
-    spent_rho numeric NOT NULL DEFAULT 0,       -- zCDP: sum of rho (Gaussian rho, or epsilon^2/2 for pure DP)
-    other_epsilon numeric NOT NULL DEFAULT 0,   -- zCDP: approximate-DP releases with no zCDP form
-    other_delta numeric NOT NULL DEFAULT 0,
-    sampler_distance numeric NOT NULL DEFAULT 0 CHECK (sampler_distance >= 0),  -- zCDP: see budget_after
-    releases bigint NOT NULL DEFAULT 0,
+    spent_epsilon numeric NOT NULL DEFAULT 0 CHECK (spent_epsilon >= 0), -- basic composition: sum of epsilon
+    spent_delta numeric NOT NULL DEFAULT 0 CHECK (spent_delta >= 0),     -- basic composition: sum of delta
+    spent_rho numeric NOT NULL DEFAULT 0 CHECK (spent_rho >= 0),         -- zCDP: sum of rho (Gaussian rho, or
+                                                                         -- epsilon^2/2 for pure DP)
+    other_epsilon numeric NOT NULL DEFAULT 0 CHECK (other_epsilon >= 0), -- zCDP: approximate-DP releases with no
+    other_delta numeric NOT NULL DEFAULT 0 CHECK (other_delta >= 0),     -- zCDP form
+    sampler_distance numeric NOT NULL DEFAULT 0 CHECK (sampler_distance >= 0), -- zCDP: see budget_after
+    releases bigint NOT NULL DEFAULT 0 CHECK (releases >= 0),
     revoked boolean NOT NULL DEFAULT false,
     granted_by regrole NOT NULL,
     granted_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (dataset, role),
+    PRIMARY KEY (dataset, role, kind),
     CHECK (accounting = 'basic' OR delta_limit > 0)
 );
 COMMENT ON TABLE @extschema@.budgets IS
-    'Privacy budget of each role on each dataset: limits, the accounting enforced (basic: sums of epsilon and delta; '
-    'zcdp: Gaussian releases add rho = l2^2/(2 sigma^2), pure epsilon-DP releases add epsilon^2/2, the total is '
-    'converted to (epsilon, delta) by Canonne-Kamath-Steinke; table-sampled Gaussian releases also add their '
-    'statistical distance from the exact sampler, sampler_distance), and running totals under both. '
-    'Privacy: totals only ever grow; revoking stops further releases.';
+    'Privacy budget of each role on each dataset, per guarantee kind it buys (dp: participant-level releases, and '
+    'the log of k-anonymity and plausible-deniability releases; w-event: Kaleido streams, epsilon per window; '
+    'record-dp: releases protecting one record, the randomized PD test): limits, the accounting enforced (basic: '
+    'sums of epsilon and delta; zcdp: Gaussian releases add rho = l2^2/(2 sigma^2), pure epsilon-DP releases add '
+    'epsilon^2/2, the total is converted to (epsilon, delta) by Canonne-Kamath-Steinke; table-sampled Gaussian '
+    'releases also add their statistical distance from the exact sampler, sampler_distance), and running totals '
+    'under both. Privacy: totals only ever grow (constraints keep them non-negative); revoking stops further releases; '
+    'a kind is bought only with a budget of that kind, granted explicitly.';
 
 CREATE TABLE @extschema@.ledger (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -85,13 +99,12 @@ CREATE TABLE @extschema@.ledger (
     backend_pid integer NOT NULL
 );
 COMMENT ON TABLE @extschema@.ledger IS
-    'Append-only record of every charged release: when, who, which dataset and mechanism, its parameters, its '
-    'epsilon, delta and (for Gaussian releases) rho, its guarantee kind (dp: participant-level; w-event: '
-    'epsilon per window of w samples of a stream; record-dp: epsilon per record, e.g. one feature vector; '
-    'participant-level DP implies both, so one limit over all kinds bounds the narrower losses; k-anonymity and '
-    'plausible-deniability: logged, no epsilon) and whether any '
-    'choice in it was non-private. Privacy: written only by the charge worker, committed before the release '
-    'draws noise.';
+    'Append-only record of every charged release: when, who (the role whose privileges ran it), which dataset and '
+    'mechanism, its parameters, its epsilon, delta and (for Gaussian releases) rho, its guarantee kind (dp: '
+    'participant-level; w-event: epsilon per window of w samples of a stream; record-dp: epsilon per record, e.g. '
+    'one feature vector; k-anonymity and plausible-deniability: logged, no epsilon) and whether any choice in it '
+    'was non-private; and the owners'' deliberate acts (reset_release, drop_dataset; accounting none). Privacy: '
+    'charges are written only by the charge worker, committed before the release reads its data.';
 
 CREATE INDEX ledger_dataset_role ON @extschema@.ledger (dataset, role);
 
@@ -107,23 +120,85 @@ CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON @extschema@.ledger
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._ledger_append_only();
 
+CREATE TABLE @extschema@.release_policies (
+    dataset text NOT NULL REFERENCES @extschema@.datasets (name) ON UPDATE CASCADE,
+    mechanism text NOT NULL CHECK (mechanism IN ('heatmap', 'kaleido', 'k_same_select', 'pd', 'series')),
+    policy jsonb NOT NULL CHECK (jsonb_typeof(policy) = 'object'),
+    set_by regrole NOT NULL,
+    set_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (dataset, mechanism)
+);
+COMMENT ON TABLE @extschema@.release_policies IS
+    'What defines each mechanism''s guarantee on a dataset, set by its owner with set_release_policy (validated, '
+    'defaults filled in): heatmap {cap}; kaleido {w, r, l_thresh, t_skip, h, max_tests}; k_same_select {k, '
+    'across_tasks}; pd {k, gamma, bins, model, omega, resample, test, epsilon0, t, target_delta, model_epsilon, '
+    'alpha, split, max_attempts, records, include_failed} with the dataset''s public feature bounds; series '
+    '{methods, length, recordings} with its public feature bounds. Analyst releases take the rest (epsilon, delta, '
+    'which stimulus or participant, grid, chunk) and are refused without a policy. Privacy: parameters only.';
+
+-- Stored releases: today the served-once releases (k-same-select and deterministic plausible deniability),
+-- which are stored with the ledger row of the request that made them and served again to every analyst.
+-- Each row is one release with its result as rows (a jsonb array of objects), so that every release made
+-- through the budget can be kept here later, re-read for free.
+CREATE TABLE @extschema@.releases (
+    ledger_id bigint PRIMARY KEY REFERENCES @extschema@.ledger (id),
+    dataset text NOT NULL,
+    mechanism text NOT NULL,
+    role regrole NOT NULL,
+    parameters jsonb NOT NULL,
+    served_once text,
+    result jsonb NOT NULL CHECK (jsonb_typeof(result) = 'array'),
+    stored_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX releases_served_once ON @extschema@.releases (dataset, served_once) WHERE served_once IS NOT NULL;
+COMMENT ON TABLE @extschema@.releases IS
+    'Releases kept with the ledger row that charged them: dataset, mechanism, the role charged, the parameters as '
+    'charged, the result (one JSON object per row). served_once names the release policy (k_same_select, pd) '
+    'under which the release is the one every analyst receives until its owner resets it. Privacy: holds released '
+    'values only; curators read their datasets'' rows.';
+
+-- The secret of each dataset's served-once releases: their noise is drawn from it, so that computing one again
+-- (after a rolled-back transaction lost the stored copy) gives the identical release. Readable by nobody but
+-- the extension's owner; replaced by reset_release.
+CREATE TABLE @extschema@.release_secrets (
+    dataset text NOT NULL,
+    mechanism text NOT NULL,
+    secret bytea NOT NULL CHECK (octet_length(secret) >= 32),
+    PRIMARY KEY (dataset, mechanism)
+);
+COMMENT ON TABLE @extschema@.release_secrets IS
+    'Per dataset and served-once policy, the secret the release''s randomness is drawn from. Privacy: readable '
+    'by the extension''s owner only.';
+
 -- pg_dump keeps the rows of these tables (and the ledger's identity sequence).
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.datasets', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.budgets', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.ledger', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.ledger_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.release_policies', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.releases', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.release_secrets', '');
 
-REVOKE ALL ON @extschema@.datasets, @extschema@.budgets, @extschema@.ledger FROM PUBLIC;
-GRANT SELECT, INSERT, DELETE ON @extschema@.datasets TO gazepriv_curator;
-GRANT UPDATE (relation, participant_column, stimulus_column, time_column, x_column, y_column, task_column,
-              window_column, features_column, observers, bounds, description) ON @extschema@.datasets TO gazepriv_curator;
-GRANT SELECT, INSERT ON @extschema@.budgets TO gazepriv_curator;
-GRANT UPDATE (epsilon_limit, delta_limit, accounting, revoked, granted_by, granted_at)
-    ON @extschema@.budgets TO gazepriv_curator;
-GRANT SELECT ON @extschema@.ledger TO gazepriv_curator;
+-- Nobody writes the catalog directly; curators read their own datasets' rows.
+REVOKE ALL ON @extschema@.datasets, @extschema@.budgets, @extschema@.ledger, @extschema@.release_policies,
+              @extschema@.releases, @extschema@.release_secrets FROM PUBLIC;
+GRANT SELECT ON @extschema@.datasets, @extschema@.budgets, @extschema@.ledger, @extschema@.release_policies,
+                @extschema@.releases TO gazepriv_curator;
+ALTER TABLE @extschema@.datasets ENABLE ROW LEVEL SECURITY;
+ALTER TABLE @extschema@.budgets ENABLE ROW LEVEL SECURITY;
+ALTER TABLE @extschema@.ledger ENABLE ROW LEVEL SECURITY;
+ALTER TABLE @extschema@.release_policies ENABLE ROW LEVEL SECURITY;
+ALTER TABLE @extschema@.releases ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owners_read ON @extschema@.datasets FOR SELECT USING (pg_catalog.pg_has_role(owner, 'USAGE'));
+CREATE POLICY owners_read ON @extschema@.budgets FOR SELECT
+    USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
+CREATE POLICY owners_read ON @extschema@.ledger FOR SELECT
+    USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
+CREATE POLICY owners_read ON @extschema@.release_policies FOR SELECT
+    USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
+CREATE POLICY owners_read ON @extschema@.releases FOR SELECT
+    USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
 
--- The cost record: what one release costs, as the ledger records it. Every *_cost function returns these
--- columns first (and some add their own after them).
 CREATE TYPE @extschema@.release_cost AS (
     mechanism text, guarantee text, epsilon float8, delta float8, rho float8, non_private_choices boolean,
     parameters jsonb);
@@ -211,28 +286,82 @@ COMMENT ON FUNCTION @extschema@.budget_after(text, numeric, numeric, numeric, nu
     'Privacy: pure accounting, releases nothing.';
 
 CREATE VIEW @extschema@.budget_status AS
-SELECT b.dataset, b.role, b.accounting, b.epsilon_limit, b.delta_limit,
+SELECT b.dataset, b.role, b.kind, b.accounting, b.epsilon_limit, b.delta_limit,
        b.spent_epsilon AS basic_epsilon_spent, b.spent_delta AS basic_delta_spent,
        b.spent_rho AS zcdp_rho_spent, a.zcdp_epsilon_spent,
        b.other_epsilon AS zcdp_other_epsilon, b.other_delta AS zcdp_other_delta,
        b.sampler_distance AS zcdp_sampler_distance,
        a.epsilon_spent, a.epsilon_remaining, a.delta_remaining, b.releases, b.revoked
-FROM @extschema@.budgets b,
+FROM @extschema@.budgets b JOIN @extschema@.datasets d ON d.name = b.dataset,
      LATERAL @extschema@.budget_after(b.accounting, b.epsilon_limit, b.delta_limit, b.spent_epsilon, b.spent_delta,
                                        b.spent_rho, b.other_epsilon, b.other_delta, 0, 0, NULL,
                                        b.sampler_distance) a
-WHERE pg_catalog.pg_has_role(b.role, 'MEMBER')
-   OR pg_catalog.pg_has_role('gazepriv_curator', 'MEMBER');
+WHERE pg_catalog.pg_has_role(b.role, 'MEMBER') OR pg_catalog.pg_has_role(d.owner, 'USAGE');
 COMMENT ON VIEW @extschema@.budget_status IS
-    'Each role''s budgets (curators see all): limits; spending under basic composition (sums of epsilon and delta) '
-    'and under zCDP (sum of rho from Gaussian and pure-DP releases, converted by Canonne-Kamath-Steinke at the '
-    'delta left by approximate-DP releases without a zCDP form, zcdp_other_*, and by the table samplers'' '
-    'statistical distance, zcdp_sampler_distance, times 1 + e^epsilon_limit); what remains under the accounting '
-    'the budget enforces (epsilon_spent: basic under basic; the smaller valid bound under zcdp). '
-    'Privacy: shows spending, never data.';
+    'Each role''s budgets, per guarantee kind (a dataset''s owner sees all of its dataset''s): limits; spending '
+    'under basic composition (sums of epsilon and delta) and under zCDP (sum of rho from Gaussian and pure-DP '
+    'releases, converted by Canonne-Kamath-Steinke at the delta left by approximate-DP releases without a zCDP '
+    'form, zcdp_other_*, and by the table samplers'' statistical distance, zcdp_sampler_distance, times '
+    '1 + e^epsilon_limit); what remains under the accounting the budget enforces (epsilon_spent: basic under '
+    'basic; the smaller valid bound under zcdp). Privacy: shows spending, never data.';
 GRANT SELECT ON @extschema@.budget_status TO PUBLIC;
 
--- Curator functions (SECURITY INVOKER: they need the curator's own privileges) ------------------------------
+-- Internal helpers ---------------------------------------------------------------------------------------
+
+-- The budget a charge of this guarantee is bought with: a w-event release from a w-event budget, a
+-- record-level epsilon (the randomized PD test; a DP model of a plausibly deniable release) from a record-dp
+-- budget, everything else from the participant-level dp budget (k-anonymity and PD releases log 0 there).
+CREATE FUNCTION @extschema@._budget_kind(guarantee text, epsilon float8) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
+    CASE WHEN guarantee = 'w-event' THEN 'w-event'
+         WHEN guarantee = 'record-dp' OR (guarantee = 'plausible-deniability' AND epsilon > 0) THEN 'record-dp'
+         ELSE 'dp' END;
+COMMENT ON FUNCTION @extschema@._budget_kind(text, float8) IS
+    'Internal: the budget kind (dp, w-event, record-dp) that pays for a charge of this guarantee kind. Privacy: a '
+    'participant-level budget never pays for a narrower guarantee.';
+
+-- A dataset the caller owns (has the privileges of its owner; superusers do), or ERROR.
+CREATE FUNCTION @extschema@._owned_dataset(caller regrole, dataset text) RETURNS @extschema@.datasets
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets;
+BEGIN
+    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = dataset;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    END IF;
+    IF NOT pg_has_role(caller, d.owner, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of dataset "%"', dataset USING ERRCODE = '42501',
+            DETAIL = format('Dataset "%s" belongs to role %s.', dataset, d.owner);
+    END IF;
+    RETURN d;
+END $$;
+COMMENT ON FUNCTION @extschema@._owned_dataset(regrole, text) IS
+    'Internal: the dataset if the caller has its owner''s privileges, else ERROR 42501 (22023 if not registered). '
+    'Privacy: the ownership check of every curator function.';
+
+-- Refuses keys a policy does not know and requires the ones it needs.
+CREATE FUNCTION @extschema@._policy_keys(mechanism text, policy jsonb, allowed text[], required text[])
+    RETURNS void LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    k text;
+BEGIN
+    FOR k IN SELECT jsonb_object_keys(policy) LOOP
+        IF NOT k = ANY (allowed) THEN
+            RAISE EXCEPTION 'unknown key "%" in a % policy: expected %', k, mechanism, array_to_string(allowed, ', ')
+                USING ERRCODE = '22023';
+        END IF;
+    END LOOP;
+    FOREACH k IN ARRAY required LOOP
+        IF policy -> k IS NULL OR jsonb_typeof(policy -> k) = 'null' THEN
+            RAISE EXCEPTION 'a % policy needs "%"', mechanism, k USING ERRCODE = '22023';
+        END IF;
+    END LOOP;
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_keys(text, jsonb, text[], text[]) IS
+    'Internal: ERROR 22023 for a policy key the mechanism does not know or a required one missing. Privacy: none.';
+
+-- Curator functions: one C function, SECURITY INVOKER, that calls _name(caller, ...) as the catalog's owner --
 
 CREATE FUNCTION @extschema@.register_dataset(
         name text, relation regclass, participant_column name,
@@ -240,9 +369,23 @@ CREATE FUNCTION @extschema@.register_dataset(
         x_column name DEFAULT NULL, y_column name DEFAULT NULL,
         task_column name DEFAULT NULL, window_column name DEFAULT NULL, features_column name DEFAULT NULL,
         observers bigint DEFAULT NULL, bounds jsonb DEFAULT NULL, description text DEFAULT NULL)
+    RETURNS void AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.register_dataset(text, regclass, name, name, name, name, name, name, name, name,
+                                                bigint, jsonb, text) IS
+    'Curator: declares a permanent table or view it owns (or any, as a superuser) as a dataset whose participant '
+    'column is the privacy unit, names the columns release functions read, records public facts (observers = '
+    'public number of participants, bounds), and revokes the raw rows from PUBLIC and gazepriv_analyst. The '
+    'dataset belongs to the relation''s owner, whose rights read it in releases. ERROR 42501 for a relation the '
+    'caller does not own, 22023 for a temporary one. Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@._register_dataset(
+        caller regrole, name text, relation regclass, participant_column name, stimulus_column name,
+        time_column name, x_column name, y_column name, task_column name, window_column name,
+        features_column name, observers bigint, bounds jsonb, description text)
     RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     col name;
+    rel record;
 BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'dataset name must not be empty' USING ERRCODE = '22023';
@@ -250,10 +393,22 @@ BEGIN
     IF relation IS NULL OR participant_column IS NULL THEN
         RAISE EXCEPTION 'relation and participant_column are required' USING ERRCODE = '22023';
     END IF;
+    SELECT c.relowner, c.relpersistence, c.relkind INTO rel FROM pg_class c WHERE c.oid = relation;
+    IF rel.relpersistence = 't' THEN
+        RAISE EXCEPTION 'relation % is temporary: a dataset''s relation must be permanent', relation
+            USING ERRCODE = '22023';
+    END IF;
+    IF rel.relkind NOT IN ('r', 'p', 'v', 'm', 'f') THEN
+        RAISE EXCEPTION '% is not a table, view, materialized view or foreign table', relation USING ERRCODE = '22023';
+    END IF;
+    IF NOT pg_has_role(caller, rel.relowner, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of relation % to register it', relation USING ERRCODE = '42501',
+            HINT = 'Its owner registers it, or a superuser; the dataset then belongs to the relation''s owner.';
+    END IF;
     IF observers IS NOT NULL AND observers < 1 THEN
         RAISE EXCEPTION 'observers must be at least 1, got %', observers USING ERRCODE = '22023';
     END IF;
-    IF EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = register_dataset.name) THEN
+    IF EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = _register_dataset.name) THEN
         RAISE EXCEPTION 'dataset "%" is already registered', name USING ERRCODE = '42710';
     END IF;
     IF bounds IS NOT NULL AND jsonb_typeof(bounds) <> 'object' THEN
@@ -267,26 +422,33 @@ BEGIN
             RAISE EXCEPTION 'column "%" of relation % does not exist', col, relation USING ERRCODE = '42703';
         END IF;
     END LOOP;
-    -- Analysts must not read the raw rows: only the release functions (running as the extension's owner) do.
+    -- Analysts must not read the raw rows (issued by a superuser, the REVOKE acts as the owner's).
     EXECUTE format('REVOKE ALL ON %s FROM PUBLIC, gazepriv_analyst', relation);
-    INSERT INTO @extschema@.datasets
+    INSERT INTO @extschema@.datasets (name, relation, participant_column, stimulus_column, time_column, x_column,
+                                      y_column, task_column, window_column, features_column, observers, bounds,
+                                      description, registered_by, registered_at, owner)
         VALUES (name, relation, participant_column, stimulus_column, time_column, x_column, y_column,
-                task_column, window_column, features_column, observers, bounds, description,
-                current_user::regrole, now());
+                task_column, window_column, features_column, observers, bounds, description, caller, now(),
+                rel.relowner::regrole);
 END $$;
-COMMENT ON FUNCTION @extschema@.register_dataset(text, regclass, name, name, name, name, name, name, name, name,
-                                                bigint, jsonb, text) IS
-    'Curator: declares a table or view as a dataset whose participant column is the privacy unit, names the '
-    'columns release functions read, records public facts (observers = public number of participants, bounds), '
-    'and revokes the raw rows from PUBLIC and gazepriv_analyst. Privacy: releases nothing.';
+COMMENT ON FUNCTION @extschema@._register_dataset(regrole, text, regclass, name, name, name, name, name, name,
+                                                 name, name, bigint, jsonb, text) IS
+    'Internal: register_dataset for the caller, run as the catalog''s owner. Privacy: releases nothing.';
 
 CREATE FUNCTION @extschema@.grant_budget(dataset text, role regrole, epsilon float8, delta float8 DEFAULT 0,
-                                         accounting text DEFAULT 'zcdp')
+                                         accounting text DEFAULT 'zcdp', kind text DEFAULT 'dp')
+    RETURNS void AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.grant_budget(text, regrole, float8, float8, text, text) IS
+    'Curator, on a dataset it owns: gives a role a privacy budget (epsilon, delta) of a guarantee kind (dp: '
+    'participant-level, the default; w-event: Kaleido streams; record-dp: the randomized PD test), enforced by '
+    'basic composition or by zCDP (default). Granting again changes the limits; spending is never refunded. A '
+    'kind is bought only with its own budget. Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@._grant_budget(caller regrole, dataset text, role regrole, epsilon float8, delta float8,
+                                          accounting text, kind text)
     RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    IF NOT EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = grant_budget.dataset) THEN
-        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
-    END IF;
+    PERFORM @extschema@._owned_dataset(caller, dataset);
     IF role IS NULL THEN
         RAISE EXCEPTION 'role must not be NULL' USING ERRCODE = '22023';
     END IF;
@@ -303,29 +465,163 @@ BEGIN
         RAISE EXCEPTION 'zcdp accounting needs a delta above 0 to convert rho into epsilon'
             USING ERRCODE = '22023', HINT = 'Pass delta => 1e-6 (say), or accounting => ''basic''.';
     END IF;
+    IF kind IS NULL OR kind NOT IN ('dp', 'w-event', 'record-dp') THEN
+        RAISE EXCEPTION 'unknown budget kind "%": expected dp, w-event or record-dp', kind USING ERRCODE = '22023';
+    END IF;
     -- Re-granting changes the limits; what was spent stays spent.
-    INSERT INTO @extschema@.budgets AS b (dataset, role, epsilon_limit, delta_limit, accounting, granted_by)
-        VALUES (dataset, role, epsilon::numeric, delta::numeric, accounting, current_user::regrole)
+    INSERT INTO @extschema@.budgets AS b (dataset, role, kind, epsilon_limit, delta_limit, accounting, granted_by)
+        VALUES (dataset, role, kind, epsilon::numeric, delta::numeric, accounting, caller)
     ON CONFLICT ON CONSTRAINT budgets_pkey DO UPDATE
         SET epsilon_limit = excluded.epsilon_limit, delta_limit = excluded.delta_limit,
             accounting = excluded.accounting, revoked = false, granted_by = excluded.granted_by, granted_at = now();
 END $$;
-COMMENT ON FUNCTION @extschema@.grant_budget(text, regrole, float8, float8, text) IS
-    'Curator: gives a role a privacy budget (epsilon, delta) on a dataset, enforced by basic composition or by zCDP '
-    '(default). Granting again changes the limits; spending is never refunded. Privacy: releases nothing.';
+COMMENT ON FUNCTION @extschema@._grant_budget(regrole, text, regrole, float8, float8, text, text) IS
+    'Internal: grant_budget for the caller, run as the catalog''s owner. Privacy: releases nothing.';
 
-CREATE FUNCTION @extschema@.revoke_budget(dataset text, role regrole) RETURNS void
+CREATE FUNCTION @extschema@.revoke_budget(dataset text, role regrole, kind text DEFAULT NULL) RETURNS void
+    AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.revoke_budget(text, regrole, text) IS
+    'Curator, on a dataset it owns: stops a role''s further releases of one budget kind (or, with kind NULL, of '
+    'every kind); the record of what it spent stays. Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@._revoke_budget(caller regrole, dataset text, role regrole, kind text) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+    PERFORM @extschema@._owned_dataset(caller, dataset);
     UPDATE @extschema@.budgets b SET revoked = true
-    WHERE b.dataset = revoke_budget.dataset AND b.role = revoke_budget.role;
+    WHERE b.dataset = _revoke_budget.dataset AND b.role = _revoke_budget.role
+      AND (_revoke_budget.kind IS NULL OR b.kind = _revoke_budget.kind);
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'role % has no budget on dataset "%"', role, dataset USING ERRCODE = '22023';
+        RAISE EXCEPTION 'role % has no % budget on dataset "%"', role, coalesce(kind, 'privacy'), dataset
+            USING ERRCODE = '22023';
     END IF;
 END $$;
-COMMENT ON FUNCTION @extschema@.revoke_budget(text, regrole) IS
-    'Curator: stops a role''s further releases on a dataset; the record of what it spent stays. '
-    'Privacy: releases nothing.';
+COMMENT ON FUNCTION @extschema@._revoke_budget(regrole, text, regrole, text) IS
+    'Internal: revoke_budget for the caller, run as the catalog''s owner. Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@.set_release_policy(dataset text, mechanism text, policy jsonb) RETURNS void
+    AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.set_release_policy(text, text, jsonb) IS
+    'Curator, on a dataset it owns: sets what defines the guarantee of a mechanism''s analyst releases (table '
+    'release_policies lists the keys per mechanism: heatmap, kaleido, k_same_select, pd, series), validated, with '
+    'defaults filled in; a NULL policy removes it (analysts are then refused). A served-once release (k_same_select, '
+    'deterministic pd) must be reset before its policy changes (ERROR 55000). Privacy: releases nothing; the '
+    'policy decides what analysts'' releases protect.';
+
+CREATE FUNCTION @extschema@._set_release_policy(caller regrole, dataset text, mechanism text, policy jsonb)
+    RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
+    normalized jsonb;
+BEGIN
+    IF mechanism IS NULL OR mechanism NOT IN ('heatmap', 'kaleido', 'k_same_select', 'pd', 'series') THEN
+        RAISE EXCEPTION 'unknown mechanism "%": expected heatmap, kaleido, k_same_select, pd or series', mechanism
+            USING ERRCODE = '22023';
+    END IF;
+    IF EXISTS (SELECT FROM @extschema@.releases r WHERE r.dataset = d.name AND r.served_once = mechanism) THEN
+        RAISE EXCEPTION 'dataset "%" has a % release that every analyst is served: reset it first', d.name, mechanism
+            USING ERRCODE = '55000',
+                  HINT = 'A new policy would give a second release of the same data; see reset_release().';
+    END IF;
+    IF policy IS NULL THEN
+        DELETE FROM @extschema@.release_policies p WHERE p.dataset = d.name AND p.mechanism = _set_release_policy.mechanism;
+        RETURN;
+    END IF;
+    IF jsonb_typeof(policy) <> 'object' THEN
+        RAISE EXCEPTION 'a release policy must be a JSON object' USING ERRCODE = '22023';
+    END IF;
+    EXECUTE format('SELECT @extschema@.%I($1, $2)', '_policy_' || mechanism) INTO normalized USING d, policy;
+    INSERT INTO @extschema@.release_policies AS p (dataset, mechanism, policy, set_by)
+        VALUES (d.name, mechanism, normalized, caller)
+    ON CONFLICT ON CONSTRAINT release_policies_pkey DO UPDATE
+        SET policy = excluded.policy, set_by = excluded.set_by, set_at = now();
+    IF mechanism IN ('k_same_select', 'pd') THEN
+        INSERT INTO @extschema@.release_secrets VALUES (d.name, mechanism, @extschema@._new_secret())
+        ON CONFLICT DO NOTHING;
+    END IF;
+END $$;
+COMMENT ON FUNCTION @extschema@._set_release_policy(regrole, text, text, jsonb) IS
+    'Internal: set_release_policy for the caller, run as the catalog''s owner. Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@._new_secret() RETURNS bytea
+    AS 'MODULE_PATHNAME', 'gazepriv__new_secret' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@._new_secret() IS
+    'Internal: 32 bytes from the operating system''s strong random source. Privacy: a secret; never shown.';
+
+CREATE FUNCTION @extschema@.reset_release(dataset text, mechanism text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.reset_release(text, text) IS
+    'Curator, on a dataset it owns: forgets the release every analyst is served for a mechanism that does not '
+    'compose (k_same_select, pd) and draws a new secret, so that the next request makes a new release; returns '
+    'the id of the ledger row that records the reset (mechanism reset_release, the mechanism and the release in '
+    'its parameters). Privacy: a second release of the same data can be intersected with the first: reset '
+    'deliberately, e.g. after the data changed.';
+
+CREATE FUNCTION @extschema@._reset_release(caller regrole, dataset text, mechanism text) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
+    released bigint;
+    id bigint;
+BEGIN
+    IF mechanism IS NULL OR mechanism NOT IN ('k_same_select', 'pd') THEN
+        RAISE EXCEPTION 'only k_same_select and pd releases are served once, not "%"', mechanism
+            USING ERRCODE = '22023';
+    END IF;
+    DELETE FROM @extschema@.releases r WHERE r.dataset = d.name AND r.served_once = mechanism
+        RETURNING r.ledger_id INTO released;
+    UPDATE @extschema@.release_secrets s SET secret = @extschema@._new_secret()
+        WHERE s.dataset = d.name AND s.mechanism = _reset_release.mechanism;
+    INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
+                                   accounting, backend_pid)
+        VALUES (caller, d.name, 'reset_release', jsonb_build_object('mechanism', mechanism, 'release', released),
+                0, 0, CASE mechanism WHEN 'k_same_select' THEN 'k-anonymity' ELSE 'plausible-deniability' END,
+                false, 'none', pg_backend_pid())
+        RETURNING ledger.id INTO id;
+    RETURN id;
+END $$;
+COMMENT ON FUNCTION @extschema@._reset_release(regrole, text, text) IS
+    'Internal: reset_release for the caller, run as the catalog''s owner. Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@.drop_dataset(name text) RETURNS void
+    AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.drop_dataset(text) IS
+    'Curator, on a dataset it owns: unregisters it with its budgets, policies and stored releases; the ledger '
+    'keeps every row and records the drop (mechanism drop_dataset). Privacy: registering the relation again '
+    'starts budgets afresh: the ledger shows it.';
+
+CREATE FUNCTION @extschema@._drop_dataset(caller regrole, name text) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._owned_dataset(caller, name);
+BEGIN
+    DELETE FROM @extschema@.releases r WHERE r.dataset = d.name;
+    DELETE FROM @extschema@.release_secrets s WHERE s.dataset = d.name;
+    DELETE FROM @extschema@.release_policies p WHERE p.dataset = d.name;
+    DELETE FROM @extschema@.budgets b WHERE b.dataset = d.name;
+    DELETE FROM @extschema@.datasets ds WHERE ds.name = d.name;
+    INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
+                                   accounting, backend_pid)
+        VALUES (caller, d.name, 'drop_dataset', jsonb_build_object('relation', d.relation::text), 0, 0, 'dp', false,
+                'none', pg_backend_pid());
+END $$;
+COMMENT ON FUNCTION @extschema@._drop_dataset(regrole, text) IS
+    'Internal: drop_dataset for the caller, run as the catalog''s owner. Privacy: releases nothing.';
+
+REVOKE ALL ON FUNCTION @extschema@.register_dataset(text, regclass, name, name, name, name, name, name, name, name,
+                                                   bigint, jsonb, text),
+                       @extschema@.grant_budget(text, regrole, float8, float8, text, text),
+                       @extschema@.revoke_budget(text, regrole, text),
+                       @extschema@.set_release_policy(text, text, jsonb),
+                       @extschema@.reset_release(text, text),
+                       @extschema@.drop_dataset(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.register_dataset(text, regclass, name, name, name, name, name, name, name, name,
+                                                      bigint, jsonb, text),
+                          @extschema@.grant_budget(text, regrole, float8, float8, text, text),
+                          @extschema@.revoke_budget(text, regrole, text),
+                          @extschema@.set_release_policy(text, text, jsonb),
+                          @extschema@.reset_release(text, text),
+                          @extschema@.drop_dataset(text) TO gazepriv_curator;
 
 -- Charging ---------------------------------------------------------------------------------------------
 
@@ -337,6 +633,7 @@ CREATE FUNCTION @extschema@._apply_charge(p_dataset text, p_role oid, p_mechanis
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     b @extschema@.budgets;
+    budget_kind text;
     after record;
     now_ record;
     id bigint;
@@ -356,27 +653,28 @@ BEGIN
                                               'k-anonymity or plausible-deniability', p_guarantee), NULL::bigint;
         RETURN;
     END IF;
+    budget_kind := @extschema@._budget_kind(p_guarantee, p_epsilon);
     -- NOWAIT: a row locked by another transaction fails this charge alone (55P03, the caller tries again)
     -- instead of parking the worker that charges every dataset of the database.
-    SELECT * INTO b FROM @extschema@.budgets bb WHERE bb.dataset = p_dataset AND bb.role = p_role FOR UPDATE NOWAIT;
-    IF NOT FOUND THEN
-        IF NOT EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = p_dataset) THEN
-            RETURN QUERY SELECT 'unknown_dataset', format('dataset "%s" is not registered', p_dataset), NULL::bigint;
-        ELSE
-            RETURN QUERY SELECT 'no_budget', format('role %s has no privacy budget on dataset "%s"',
-                                                     p_role::regrole, p_dataset), NULL::bigint;
-        END IF;
+    SELECT * INTO b FROM @extschema@.budgets bb
+    WHERE bb.dataset = p_dataset AND bb.role = p_role AND bb.kind = budget_kind FOR UPDATE NOWAIT;
+    IF NOT FOUND THEN  -- one answer whether or not the dataset exists
+        RETURN QUERY SELECT 'no_budget', format('role %s has no %sprivacy budget on dataset "%s"', p_role::regrole,
+                                                 CASE budget_kind WHEN 'dp' THEN '' ELSE budget_kind || ' ' END, p_dataset),
+                            NULL::bigint;
         RETURN;
     END IF;
     IF b.revoked THEN
-        RETURN QUERY SELECT 'no_budget', format('the privacy budget of role %s on dataset "%s" was revoked',
-                                                 p_role::regrole, p_dataset), NULL::bigint;
+        RETURN QUERY SELECT 'no_budget', format('the %sprivacy budget of role %s on dataset "%s" was revoked',
+                                                 CASE budget_kind WHEN 'dp' THEN '' ELSE budget_kind || ' ' END, p_role::regrole,
+                                                 p_dataset), NULL::bigint;
         RETURN;
     END IF;
     after := @extschema@.budget_after(b.accounting, b.epsilon_limit, b.delta_limit, b.spent_epsilon, b.spent_delta,
                                        b.spent_rho, b.other_epsilon, b.other_delta, p_epsilon, p_delta, p_rho,
                                        b.sampler_distance, p_sampler_distance);
     IF NOT after.allowed THEN
+        -- The requested amounts follow from the release's parameters and registered public facts only.
         now_ := @extschema@.budget_after(b.accounting, b.epsilon_limit, b.delta_limit, b.spent_epsilon, b.spent_delta,
                                           b.spent_rho, b.other_epsilon, b.other_delta, 0, 0, NULL,
                                           b.sampler_distance);
@@ -398,30 +696,32 @@ BEGIN
             spent_rho = after.new_spent_rho, other_epsilon = after.new_other_epsilon,
             other_delta = after.new_other_delta, sampler_distance = after.new_sampler_distance,
             releases = bb.releases + 1
-        WHERE bb.dataset = p_dataset AND bb.role = p_role;
+        WHERE bb.dataset = p_dataset AND bb.role = p_role AND bb.kind = budget_kind;
     RETURN QUERY SELECT 'charged', NULL::text, id;
 END $$;
 COMMENT ON FUNCTION @extschema@._apply_charge(text, oid, text, jsonb, float8, float8, float8, text, boolean, integer,
                                              float8) IS
-    'Internal: checks and records one charge under the budget row lock; run only by the charge worker. '
-    'Privacy: the single place where budgets are spent.';
+    'Internal: checks and records one charge under the lock of the budget row of the kind the guarantee is '
+    'bought with; run only by the charge worker. Privacy: the single place where budgets are spent.';
 
 CREATE FUNCTION @extschema@.charge_budget(dataset text, mechanism text, epsilon float8, delta float8 DEFAULT 0,
                                           rho float8 DEFAULT NULL, parameters jsonb DEFAULT '{}',
                                           guarantee text DEFAULT 'dp', non_private boolean DEFAULT false)
     RETURNS bigint AS 'MODULE_PATHNAME', 'gazepriv_charge_budget' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.charge_budget(text, text, float8, float8, float8, jsonb, text, boolean) IS
-    'Charges the calling role''s budget on a dataset for a release made by other means and returns the ledger id. '
-    'The charge is committed by the database''s charge worker in its own transaction before this returns: a later '
-    'ROLLBACK, error or cancel does not refund it. Over budget: ERROR PB001; no budget: PB002; refused here '
-    '(parallel worker, Citus shard query): PB003; worker unavailable or failed: PB004; the budget row stayed '
-    'locked by another transaction for gazepriv.charge_timeout: 55P03 (uncharged); parameters over 4 kB: 54000. '
+    'Curator, on a dataset it owns (42501 otherwise): charges the calling role''s budget (of the kind the '
+    'guarantee is bought with) for a release made by other means and returns the ledger id. The charge is '
+    'committed by the database''s charge worker in its own transaction before this returns: a later ROLLBACK, '
+    'error or cancel does not refund it. Over budget: ERROR PB001; no budget: PB002; refused here (parallel '
+    'worker, Citus shard query): PB003; worker unavailable or failed: PB004; the budget row stayed locked by '
+    'another transaction for gazepriv.charge_timeout: 55P03 (uncharged); parameters over 4 kB: 54000. '
     'Privacy: spends budget; releases nothing.';
 REVOKE ALL ON FUNCTION @extschema@.charge_budget(text, text, float8, float8, float8, jsonb, text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.charge_budget(text, text, float8, float8, float8, jsonb, text, boolean)
     TO gazepriv_curator;
 
-CREATE FUNCTION @extschema@.preview_cost(dataset text, epsilon float8, delta float8 DEFAULT 0, rho float8 DEFAULT NULL)
+CREATE FUNCTION @extschema@.preview_cost(dataset text, epsilon float8, delta float8 DEFAULT 0, rho float8 DEFAULT NULL,
+                                         kind text DEFAULT 'dp')
     RETURNS TABLE (accounting text, epsilon_remaining float8, delta_remaining numeric,
                    epsilon_remaining_after float8, delta_remaining_after numeric, allowed boolean)
     LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
@@ -431,43 +731,151 @@ CREATE FUNCTION @extschema@.preview_cost(dataset text, epsilon float8, delta flo
          LATERAL @extschema@.budget_after(s.accounting, s.epsilon_limit, s.delta_limit, s.basic_epsilon_spent,
                                            s.basic_delta_spent, s.zcdp_rho_spent, s.zcdp_other_epsilon,
                                            s.zcdp_other_delta, $2, $3, $4, s.zcdp_sampler_distance) a
-    WHERE s.dataset = $1 AND s.role = current_user::regrole
+    WHERE s.dataset = $1 AND s.role = current_user::regrole AND s.kind = $5
 $$;
-COMMENT ON FUNCTION @extschema@.preview_cost(text, float8, float8, float8) IS
-    'What a release costing (epsilon, delta, rho) would leave of the calling role''s budget on a dataset, and '
-    'whether it would be allowed, without charging. Release functions have their own preview overloads that '
-    'compute the cost from their parameters. Privacy: reads budgets, releases nothing.';
+COMMENT ON FUNCTION @extschema@.preview_cost(text, float8, float8, float8, text) IS
+    'What a release costing (epsilon, delta, rho) would leave of the calling role''s budget of a kind (dp by '
+    'default) on a dataset, and whether it would be allowed, without charging. Release functions have their own '
+    'cost previews that compute the cost from their parameters. Privacy: reads budgets, releases nothing.';
 
--- Releases for analysts -------------------------------------------------------------------------------
+-- Releases for analysts: one C function, SECURITY INVOKER (src/pg/budget/analyst_release.cpp) -------------
 
-CREATE FUNCTION @extschema@.release_count(dataset text, epsilon float8, stimulus bigint DEFAULT NULL)
-    RETURNS bigint LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp AS $$
+-- What _plan_<release>(caller, arguments...) returns: the charge (the columns of release_cost), the role that
+-- reads the data (the dataset's owner), the query that makes the release from the release function's own
+-- arguments ($1..$n, the secret as $n+1), and for served-once releases their policy, the stored release when
+-- there is one, and the secret.
+CREATE TYPE @extschema@._release_plan AS (
+    dataset text, reader regrole, mechanism text, guarantee text, epsilon float8, delta float8, rho float8,
+    non_private boolean, parameters jsonb, query text, served_once text, stored jsonb, secret bytea);
+COMMENT ON TYPE @extschema@._release_plan IS
+    'Internal: how an analyst release is charged and made. Privacy: holds a secret; never leaves the server.';
+
+-- The dataset an analyst releases from, if the caller holds a budget of that kind on it: one answer (PB002)
+-- whether the dataset is not registered or the caller has no budget.
+CREATE FUNCTION @extschema@._release_dataset(caller regrole, dataset text, kind text) RETURNS @extschema@.datasets
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     d @extschema@.datasets;
-    n bigint;
+    revoked boolean;
 BEGIN
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_count.dataset;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    SELECT b.revoked INTO revoked FROM @extschema@.budgets b
+    WHERE b.dataset = _release_dataset.dataset AND b.role = caller AND b.kind = _release_dataset.kind;
+    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = dataset;
+    IF revoked IS NULL OR d.name IS NULL THEN
+        RAISE EXCEPTION 'role % has no %privacy budget on dataset "%"', caller,
+            CASE kind WHEN 'dp' THEN '' ELSE kind || ' ' END, dataset
+            USING ERRCODE = 'PB002', DETAIL = 'Nothing was released.',
+                  HINT = 'A curator grants budgets with gazepriv.grant_budget().';
     END IF;
+    IF revoked THEN
+        RAISE EXCEPTION 'the %privacy budget of role % on dataset "%" was revoked',
+            CASE kind WHEN 'dp' THEN '' ELSE kind || ' ' END, caller, dataset
+            USING ERRCODE = 'PB002', DETAIL = 'Nothing was released.';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = d.relation) THEN
+        RAISE EXCEPTION 'the relation of dataset "%" no longer exists', dataset USING ERRCODE = '55000';
+    END IF;
+    RETURN d;
+END $$;
+COMMENT ON FUNCTION @extschema@._release_dataset(regrole, text, text) IS
+    'Internal: the dataset if the caller holds an unrevoked budget of the kind on it, else ERROR PB002 with one '
+    'message for unknown datasets and missing budgets. Privacy: reveals no dataset''s existence.';
+
+-- The dataset's policy for a mechanism, or ERROR 42501: without one, analysts release nothing.
+CREATE FUNCTION @extschema@._release_policy(d @extschema@.datasets, mechanism text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    policy jsonb;
+BEGIN
+    SELECT p.policy INTO policy FROM @extschema@.release_policies p
+    WHERE p.dataset = d.name AND p.mechanism = _release_policy.mechanism;
+    IF policy IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no release policy for %', d.name, mechanism USING ERRCODE = '42501',
+            DETAIL = 'What defines the guarantee of a release is its owner''s choice, never an analyst''s.',
+            HINT = 'The dataset''s owner sets one with gazepriv.set_release_policy().';
+    END IF;
+    RETURN policy;
+END $$;
+COMMENT ON FUNCTION @extschema@._release_policy(@extschema@.datasets, text) IS
+    'Internal: the release policy of a dataset for a mechanism, or ERROR 42501. Privacy: parameters only.';
+
+-- An argument an analyst may leave NULL or repeat, but not change: what the policy fixes.
+CREATE FUNCTION @extschema@._fixed(d @extschema@.datasets, mechanism text, name text, fixed jsonb, given jsonb)
+    RETURNS void LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF given IS NOT NULL AND jsonb_typeof(given) <> 'null' AND given IS DISTINCT FROM fixed THEN
+        RAISE EXCEPTION '% is fixed by the % release policy of dataset "%" (%)', name, mechanism, d.name,
+            coalesce(fixed::text, 'its default') USING ERRCODE = '42501',
+            HINT = 'Leave it out: the policy''s value is used.';
+    END IF;
+END $$;
+COMMENT ON FUNCTION @extschema@._fixed(@extschema@.datasets, text, text, jsonb, jsonb) IS
+    'Internal: ERROR 42501 when an analyst passes a value other than the one the release policy fixes. Privacy: '
+    'keeps what defines the guarantee with the dataset''s owner.';
+
+-- A served-once plan: the stored release if there is one, else the secret its randomness is drawn from.
+CREATE FUNCTION @extschema@._served_once(plan @extschema@._release_plan, d @extschema@.datasets, mechanism text)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    plan.served_once := mechanism;
+    SELECT r.result INTO plan.stored FROM @extschema@.releases r
+    WHERE r.dataset = d.name AND r.served_once = mechanism;
+    SELECT s.secret INTO plan.secret FROM @extschema@.release_secrets s
+    WHERE s.dataset = d.name AND s.mechanism = _served_once.mechanism;
+    IF plan.secret IS NULL THEN
+        RAISE EXCEPTION 'the % release of dataset "%" has no secret', mechanism, d.name USING ERRCODE = '55000',
+            HINT = 'Its owner sets the release policy again.';
+    END IF;
+    RETURN plan;
+END $$;
+COMMENT ON FUNCTION @extschema@._served_once(@extschema@._release_plan, @extschema@.datasets, text) IS
+    'Internal: completes the plan of a release that is served once. Privacy: reads the secret for the server only.';
+
+CREATE FUNCTION @extschema@._store_release(ledger_id bigint, dataset text, served_once text, role regrole,
+                                           parameters jsonb, result jsonb, mechanism text)
+    RETURNS jsonb LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, served_once, result)
+        VALUES (ledger_id, dataset, mechanism, role, parameters, served_once, result)
+    ON CONFLICT (dataset, served_once) WHERE served_once IS NOT NULL DO NOTHING;
+    RETURN (SELECT r.result FROM @extschema@.releases r
+            WHERE r.dataset = _store_release.dataset AND r.served_once = _store_release.served_once);
+END $$;
+COMMENT ON FUNCTION @extschema@._store_release(bigint, text, text, regrole, jsonb, jsonb, text) IS
+    'Internal: keeps a served-once release (the first of concurrent identical ones) and returns what is kept. '
+    'Privacy: stores released values only.';
+
+-- release_count -------------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.release_count(dataset text, epsilon float8, stimulus bigint DEFAULT NULL)
+    RETURNS bigint AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.release_count(text, float8, bigint) IS
+    'Analyst release: the number of participants in a dataset (optionally those with data on one stimulus) plus '
+    'exact discrete Laplace noise of scale 1/epsilon; no release policy needed (epsilon is all that defines it). '
+    'Privacy: epsilon-DP under add/remove-one-participant (sensitivity 1); charges epsilon (rho = epsilon^2/2 under '
+    'zCDP) to the dp budget of the role whose privileges run the call, before the data is read as its owner.';
+REVOKE ALL ON FUNCTION @extschema@.release_count(text, float8, bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_count(text, float8, bigint) TO gazepriv_analyst, gazepriv_curator;
+
+CREATE FUNCTION @extschema@._plan_release_count(caller regrole, dataset text, epsilon float8, stimulus bigint)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, 'dp');
+    plan @extschema@._release_plan;
+BEGIN
     IF epsilon IS NULL OR epsilon = 'NaN' OR epsilon <= 0 OR epsilon = 'Infinity' THEN  -- NaN > 0 in SQL
         RAISE EXCEPTION 'epsilon must be a finite number greater than 0, got %', epsilon USING ERRCODE = '22023';
     END IF;
     IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
         RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';
     END IF;
-    -- Charge first: nothing below runs unless the charge is committed.
-    PERFORM @extschema@.charge_budget(dataset, 'release_count', epsilon,
-                                      parameters => jsonb_build_object('epsilon', epsilon, 'stimulus', stimulus));
-    EXECUTE format('SELECT count(DISTINCT %I) FROM %s WHERE %s', d.participant_column, d.relation,
-                   CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $1', d.stimulus_column) END)
-        INTO n USING stimulus;
-    RETURN n + @extschema@.discrete_laplace_noise(1 / epsilon);
+    plan := ROW(d.name, d.owner, 'release_count', 'dp', epsilon, 0, NULL, false,
+                jsonb_build_object('epsilon', epsilon, 'stimulus', stimulus),
+                format('SELECT count(DISTINCT %I) + @extschema@.discrete_laplace_noise(1 / $2) FROM %s WHERE %s',
+                       d.participant_column, d.relation,
+                       CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $3', d.stimulus_column) END),
+                NULL, NULL, NULL);
+    RETURN plan;
 END $$;
-COMMENT ON FUNCTION @extschema@.release_count(text, float8, bigint) IS
-    'Analyst release: the number of participants in a dataset (optionally those with data on one stimulus) plus '
-    'exact discrete Laplace noise of scale 1/epsilon. Privacy: epsilon-DP under add/remove-one-participant '
-    '(sensitivity 1); charges epsilon (rho = epsilon^2/2 under zCDP) to the caller''s budget before drawing noise.';
-REVOKE ALL ON FUNCTION @extschema@.release_count(text, float8, bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.release_count(text, float8, bigint) TO gazepriv_analyst, gazepriv_curator;
+COMMENT ON FUNCTION @extschema@._plan_release_count(regrole, text, float8, bigint) IS
+    'Internal: the plan of release_count. Privacy: its cost depends on epsilon only.';

@@ -8,6 +8,7 @@
 #include "pg/boundary/args.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/budget/charge_queue.hpp"
+#include "pg/budget/identity.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/memory.hpp"
 
@@ -168,11 +169,18 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost) {
 std::int64_t charge_release(const char* dataset, const core::ReleaseCost& cost) {
     const Charge charge = charge_from_cost(dataset, cost);
     std::int64_t ledger_id = 0;
-    call_postgres([&] { ledger_id = charge_budget(charge); });
+    call_postgres([&] { ledger_id = charge_own_release(charge); });
     return ledger_id;
 }
 
-std::int64_t charge_budget(const Charge& charge) {
+std::int64_t charge_own_release(const Charge& charge) {
+    if (charge.dataset == nullptr || charge.dataset[0] == '\0')
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a charge needs a dataset name")));
+    require_dataset_owner(charge.dataset);
+    return charge_budget(charge, calling_role());
+}
+
+std::int64_t charge_budget(const Charge& charge, unsigned int role) {
     if (charge.dataset == nullptr || charge.dataset[0] == '\0')
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a charge needs a dataset name")));
     if (!(charge.epsilon >= 0) || std::isinf(charge.epsilon))
@@ -194,7 +202,7 @@ std::int64_t charge_budget(const Charge& charge) {
     const TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), charge_timeout_ms);
     reclaim(slot, deadline);
     ChargeRequest& q = slot->request;
-    q.charged_role = GetOuterUserId();
+    q.charged_role = role;
     q.caller_pid = MyProcPid;
     q.epsilon = charge.epsilon;
     q.delta = charge.delta;
@@ -294,5 +302,5 @@ GAZEPRIV_FUNCTION(charge_budget) {
     c.parameters_json = PG_ARGISNULL(5) ? nullptr : JsonbToCString(nullptr, &PG_GETARG_JSONB_P(5)->root, 0);
     c.guarantee = text_to_cstring(PG_GETARG_TEXT_PP(6));
     c.non_private = PG_GETARG_BOOL(7);
-    PG_RETURN_INT64(pg::charge_budget(c));
+    PG_RETURN_INT64(pg::charge_own_release(c));
 }

@@ -31,14 +31,20 @@ struct Charge {
 // Copies a cost computed by core code into a Charge (palloc_or_throw: never longjmps).
 Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost);
 
-// Charges the budget of the calling role (the current user outside any SECURITY DEFINER function) and
-// returns the ledger id. Errors: PB001 over budget, PB002 no budget or unknown dataset, PB003 refused in
-// this context (parallel worker, Citus shard query, standby), PB004 the worker could not run or failed,
-// 55P03 the budget row stayed locked, 22023 invalid amounts, 54000 parameters beyond 4 kB. It can raise
-// PostgreSQL errors: call it with no C++ object alive.
-std::int64_t charge_budget(const Charge& charge);
+// Charges the budget of `role` (an Oid) on the charge's dataset, of the kind its guarantee is bought with
+// (dp; w-event; record-dp for record-level epsilon), and returns the ledger id. Errors: PB001 over budget,
+// PB002 no budget (or no such dataset: one answer), PB003 refused in this context (parallel worker, Citus
+// shard query, standby), PB004 the worker could not run or failed, 55P03 the budget row stayed locked, 22023
+// invalid amounts, 54000 parameters beyond 4 kB. The analyst release functions (pg/budget/analyst_release.cpp)
+// charge their caller with it. It can raise PostgreSQL errors: call it with no C++ object alive.
+std::int64_t charge_budget(const Charge& charge, unsigned int role);
 
-// charge_budget for C++ code that has objects alive: the PostgreSQL error of a refused charge becomes a
+// A release made from raw data by the role whose privileges run the call (a curator's pd_synthesize,
+// k_same_select, kaleido, dp_heatmap, release_series ... with dataset =>), logged on a dataset it owns:
+// ERROR 42501 otherwise (pg/budget/identity.hpp), then charge_budget for that role.
+std::int64_t charge_own_release(const Charge& charge);
+
+// charge_own_release for C++ code that has objects alive: the PostgreSQL error of a refused charge becomes a
 // PostgresError exception (pg/boundary/guard.hpp), so it unwinds through C++ frames and is raised by the
 // guard.
 std::int64_t charge_release(const char* dataset, const core::ReleaseCost& cost);

@@ -116,7 +116,7 @@ ChargeStatus status_from_text(const char* s) {
         return ChargeStatus::Charged;
     if (std::strcmp(s, "over_budget") == 0)
         return ChargeStatus::OverBudget;
-    if (std::strcmp(s, "no_budget") == 0 || std::strcmp(s, "unknown_dataset") == 0)
+    if (std::strcmp(s, "no_budget") == 0) // also for an unknown dataset: one answer
         return ChargeStatus::NoBudget;
     if (std::strcmp(s, "invalid") == 0)
         return ChargeStatus::Invalid;

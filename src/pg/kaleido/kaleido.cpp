@@ -104,7 +104,7 @@ GAZEPRIV_FUNCTION(kaleido) {
         const char* dataset = text_to_cstring(PG_GETARG_TEXT_PP(11));
         const pg::Charge charge =
             pg::charge_from_cost(dataset, core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 3)));
-        pg::charge_budget(charge);
+        pg::charge_own_release(charge);
     }
     InitMaterializedSRF(fcinfo, 0);
     pg::require_not_null(fcinfo, {"t_ms", "x", "y"});

@@ -116,7 +116,7 @@ Datum demographics(FunctionCallInfo fcinfo, Output output) {
     const pg::Charge charge =
         pg::demographics_charge(sql_name, dataset, k, qi[0], qi[1], ranges, n_ranges, source);
     if (dataset != nullptr)
-        (void)pg::charge_budget(charge);
+        (void)pg::charge_own_release(charge);
 
     ReturnSetInfo* rsinfo = pg::start_source_srf(fcinfo);
     Portal portal = pg::open_source(psprintf("(%s)::text, (%s)::text, (%s)::int4", participant,

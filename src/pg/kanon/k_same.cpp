@@ -88,7 +88,7 @@ GAZEPRIV_FUNCTION(k_same_select) {
     const core::kanon::Grouping grouping =
         across_tasks ? core::kanon::Grouping::AcrossTasks : core::kanon::Grouping::PerTask;
     if (dataset != nullptr)
-        (void)pg::charge_budget(charge);
+        (void)pg::charge_own_release(charge);
 
     ReturnSetInfo* rsinfo = pg::start_source_srf(fcinfo);
     const char* select_list =

@@ -258,7 +258,7 @@ Datum synthesize_rows(FunctionCallInfo fcinfo, Oid relation, const char* partici
     const Prepared in = prepare(src);
     if (a.dataset != nullptr) { // charged before any candidate is generated
         const pg::Charge charge = cost_of(a, src.features, in.largest_task, a.dataset);
-        pg::charge_budget(charge);
+        pg::charge_own_release(charge);
     }
     const SynthesisResult r = run(a, src, in);
     emit(fcinfo, src, r);

@@ -103,7 +103,7 @@ GAZEPRIV_FUNCTION(pd_synthesize_fixations) {
                         "one sample)")));
     if (dataset != nullptr) {
         const pg::Charge charge = cost_of(k, gamma, max_attempts, dataset);
-        pg::charge_budget(charge);
+        pg::charge_own_release(charge);
     }
     const FixationResult r = run(src, k, gamma, max_attempts, include_failed);
 

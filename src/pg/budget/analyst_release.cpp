@@ -1,0 +1,323 @@
+// Every analyst release function (release_count, release_heatmap, release_kaleido, release_k_same_select,
+// pd_release, release_feature_series) is this C function, SECURITY INVOKER. In order:
+//  1. the caller is GetUserId() on entry: the role whose privileges run the call is the role charged;
+//  2. as the catalog's owner, `_plan_<name>(caller, arguments...)` checks the caller's budget on the dataset
+//     (one answer for "not registered" and "no budget"), reads the dataset's release policy, refuses
+//     arguments that would change what the policy fixes, and returns the plan: the charge (computed from the
+//     arguments and registered public facts only), the query that makes the release, and for results that do
+//     not compose (served once) the stored first release and the dataset's secret;
+//  3. the caller's budget is charged (pg/budget/budget.hpp), unless a stored release is served again;
+//  4. as the dataset's owner, in a security-restricted operation, the query runs with the function's own
+//     arguments as $1..$n (and the secret as $n+1): code in a registered view runs with its owner's rights;
+//  5. a served-once release is stored (as the catalog's owner) and returned from the store, so that the
+//     first request and every later one read the same values.
+// Plain C-style code: everything here can raise PostgreSQL errors.
+#include "pg/boundary/guard.hpp"
+#include "pg/budget/budget.hpp"
+#include "pg/budget/identity.hpp"
+
+extern "C" {
+#include "postgres.h"
+#include "access/htup_details.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace gazepriv;
+
+namespace {
+
+// The columns of gazepriv._release_plan.
+enum PlanColumn {
+    kDataset = 1,
+    kReader,
+    kMechanism,
+    kGuarantee,
+    kEpsilon,
+    kDelta,
+    kRho,
+    kNonPrivate,
+    kParameters,
+    kQuery,
+    kServedOnce,
+    kStored,
+    kSecret,
+    kPlanColumns = kSecret
+};
+
+// The function's own arguments, as SPI parameters $1..$n (and a spare slot for the secret).
+struct Arguments {
+    int count;
+    Oid* types;
+    Datum* values;
+    char* nulls;
+};
+
+struct ReleasePlan {
+    pg::Charge charge;
+    Oid reader;
+    const char* query;
+    const char* served_once; // the policy under which it is served once, or nullptr
+    Datum stored;            // jsonb, when a served-once release exists
+    Datum secret;            // bytea, or 0
+};
+
+struct Function {
+    const char* name;
+    bool returns_set;
+    Oid result_type;
+};
+
+Function describe(FunctionCallInfo fcinfo, Arguments* args) {
+    HeapTuple proc = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+    if (!HeapTupleIsValid(proc))
+        elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+    const auto* form = reinterpret_cast<Form_pg_proc>(GETSTRUCT(proc));
+    Function f{pstrdup(NameStr(form->proname)), form->proretset, form->prorettype};
+    args->count = form->pronargs;
+    args->types = static_cast<Oid*>(palloc(sizeof(Oid) * (args->count + 2)));
+    args->values = static_cast<Datum*>(palloc(sizeof(Datum) * (args->count + 2)));
+    args->nulls = static_cast<char*>(palloc(args->count + 3));
+    for (int i = 0; i < args->count; ++i) {
+        args->types[i] = form->proargtypes.values[i];
+        args->values[i] = PG_ARGISNULL(i) ? 0 : PG_GETARG_DATUM(i);
+        args->nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+    }
+    args->nulls[args->count] = '\0';
+    ReleaseSysCache(proc);
+    return f;
+}
+
+// "$first, $first+1, ..." for count parameters.
+const char* placeholders(int first, int count) {
+    StringInfoData s;
+    initStringInfo(&s);
+    for (int i = 0; i < count; ++i)
+        appendStringInfo(&s, "%s$%d", i == 0 ? "" : ", ", first + i);
+    return s.data;
+}
+
+// Column `c` of the current SPI row, copied out of SPI's memory (0 when NULL).
+Datum column(int c, bool* isnull) {
+    const Datum value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, c, isnull);
+    if (*isnull)
+        return 0;
+    const Oid type = SPI_gettypeid(SPI_tuptable->tupdesc, c);
+    int16 length;
+    bool by_value;
+    get_typlenbyval(type, &length, &by_value);
+    return SPI_datumTransfer(value, by_value, length);
+}
+
+const char* text_column(int c, const char* what) {
+    bool isnull;
+    const Datum value = column(c, &isnull);
+    if (isnull)
+        elog(ERROR, "the release plan has no %s", what);
+    return TextDatumGetCString(value);
+}
+
+double float_column(int c) {
+    bool isnull;
+    const Datum value = column(c, &isnull);
+    return isnull ? -1 : DatumGetFloat8(value);
+}
+
+// Step 2, as the catalog's owner.
+ReleasePlan make_plan(const Function& f, Oid caller, const Arguments& args) {
+    Oid* types = static_cast<Oid*>(palloc(sizeof(Oid) * (args.count + 1)));
+    Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (args.count + 1)));
+    char* nulls = static_cast<char*>(palloc(args.count + 2));
+    types[0] = REGROLEOID;
+    values[0] = ObjectIdGetDatum(caller);
+    nulls[0] = ' ';
+    for (int i = 0; i < args.count; ++i) {
+        types[i + 1] = args.types[i];
+        values[i + 1] = args.values[i];
+        nulls[i + 1] = args.nulls[i];
+    }
+    nulls[args.count + 1] = '\0';
+    const char* query =
+        psprintf("SELECT * FROM %s.%s(%s)", pg::catalog_schema(),
+                 quote_identifier(psprintf("_plan_%s", f.name)), placeholders(1, args.count + 1));
+    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
+    if (SPI_execute_with_args(query, args.count + 1, types, values, nulls, true, 1) != SPI_OK_SELECT ||
+        SPI_processed != 1 || SPI_tuptable->tupdesc->natts != kPlanColumns)
+        elog(ERROR, "%s did not return a release plan", query);
+    ReleasePlan plan{};
+    bool isnull;
+    plan.charge.dataset = text_column(kDataset, "dataset");
+    plan.reader = DatumGetObjectId(column(kReader, &isnull));
+    if (isnull)
+        elog(ERROR, "the release plan has no reader");
+    plan.charge.mechanism = text_column(kMechanism, "mechanism");
+    plan.charge.guarantee = text_column(kGuarantee, "guarantee");
+    plan.charge.epsilon = float_column(kEpsilon);
+    plan.charge.delta = float_column(kDelta);
+    plan.charge.rho = float_column(kRho);
+    plan.charge.non_private = DatumGetBool(column(kNonPrivate, &isnull));
+    const Datum parameters = column(kParameters, &isnull);
+    plan.charge.parameters_json =
+        isnull ? nullptr : JsonbToCString(nullptr, &DatumGetJsonbP(parameters)->root, 0);
+    plan.query = text_column(kQuery, "query");
+    const Datum served_once = column(kServedOnce, &isnull);
+    plan.served_once = isnull ? nullptr : TextDatumGetCString(served_once);
+    plan.stored = column(kStored, &isnull);
+    plan.secret = column(kSecret, &isnull);
+    pg::restore_role(saved);
+    return plan;
+}
+
+// The query's arguments: the function's own, then the secret.
+void add_secret(Arguments* args, Datum secret) {
+    args->types[args->count] = BYTEAOID;
+    args->values[args->count] = secret;
+    args->nulls[args->count] = secret == 0 ? 'n' : ' ';
+    args->nulls[args->count + 1] = '\0';
+}
+
+// Step 4 for a result that is returned as it is: rows into the function's tuplestore, or the one value.
+Datum run_release(FunctionCallInfo fcinfo, const Function& f, const ReleasePlan& plan, const Arguments& args,
+                  bool* isnull) {
+    ReturnSetInfo* rsinfo = nullptr;
+    if (f.returns_set) {
+        InitMaterializedSRF(fcinfo, 0);
+        rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    }
+    const pg::RoleSwitch saved = pg::switch_role(plan.reader);
+    if (SPI_execute_with_args(plan.query, args.count + 1, args.types, args.values, args.nulls, false, 0) !=
+        SPI_OK_SELECT)
+        elog(ERROR, "the release query did not run");
+    TupleDesc desc = SPI_tuptable->tupdesc;
+    Datum result = 0;
+    *isnull = true;
+    if (f.returns_set) {
+        if (desc->natts != rsinfo->setDesc->natts)
+            elog(ERROR, "the release query returned %d columns, not %d", desc->natts, rsinfo->setDesc->natts);
+        for (int c = 0; c < desc->natts; ++c)
+            if (TupleDescAttr(desc, c)->atttypid != TupleDescAttr(rsinfo->setDesc, c)->atttypid)
+                elog(ERROR, "column %d of the release query has the wrong type", c + 1);
+        Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * desc->natts));
+        bool* nulls = static_cast<bool*>(palloc(sizeof(bool) * desc->natts));
+        for (uint64 i = 0; i < SPI_processed; ++i) {
+            heap_deform_tuple(SPI_tuptable->vals[i], desc, values, nulls);
+            tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+            CHECK_FOR_INTERRUPTS();
+        }
+    } else {
+        if (SPI_processed != 1 || desc->natts != 1 || SPI_gettypeid(desc, 1) != f.result_type)
+            elog(ERROR, "the release query did not return one value of the function's type");
+        result = column(1, isnull);
+    }
+    pg::restore_role(saved);
+    return result;
+}
+
+// Step 4 for a served-once release: its rows as one jsonb array.
+Datum run_served_once(const ReleasePlan& plan, const Arguments& args) {
+    const char* query = psprintf(
+        "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r)), '[]') FROM (%s) r", plan.query);
+    const pg::RoleSwitch saved = pg::switch_role(plan.reader);
+    if (SPI_execute_with_args(query, args.count + 1, args.types, args.values, args.nulls, false, 0) !=
+            SPI_OK_SELECT ||
+        SPI_processed != 1)
+        elog(ERROR, "the release query did not run");
+    bool isnull;
+    const Datum rows = column(1, &isnull);
+    pg::restore_role(saved);
+    return rows;
+}
+
+// Step 5: stores a served-once release and returns what is stored (a concurrent first request may have
+// stored the identical release before).
+Datum store(const ReleasePlan& plan, Oid caller, std::int64_t ledger_id, Datum rows) {
+    Oid types[7] = {INT8OID, TEXTOID, TEXTOID, REGROLEOID, TEXTOID, JSONBOID, TEXTOID};
+    Datum values[7] = {
+        Int64GetDatum(ledger_id),
+        CStringGetTextDatum(plan.charge.dataset),
+        CStringGetTextDatum(plan.served_once),
+        ObjectIdGetDatum(caller),
+        CStringGetTextDatum(plan.charge.parameters_json != nullptr ? plan.charge.parameters_json : "{}"),
+        rows,
+        CStringGetTextDatum(plan.charge.mechanism)};
+    const char* query =
+        psprintf("SELECT %s._store_release($1, $2, $3, $4, $5::jsonb, $6, $7)", pg::catalog_schema());
+    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
+    if (SPI_execute_with_args(query, 7, types, values, nullptr, false, 1) != SPI_OK_SELECT ||
+        SPI_processed != 1)
+        elog(ERROR, "storing the release failed");
+    bool isnull;
+    const Datum stored = column(1, &isnull);
+    pg::restore_role(saved);
+    return stored;
+}
+
+// The stored rows as the function's result rows (read as the caller, with the settings pinned).
+void emit_stored(FunctionCallInfo fcinfo, Datum rows) {
+    InitMaterializedSRF(fcinfo, 0);
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    TupleDesc result = rsinfo->setDesc;
+    StringInfoData columns;
+    initStringInfo(&columns);
+    for (int c = 0; c < result->natts; ++c) {
+        const Form_pg_attribute a = TupleDescAttr(result, c);
+        appendStringInfo(&columns, "%s%s %s", c == 0 ? "" : ", ", quote_identifier(NameStr(a->attname)),
+                         format_type_be_qualified(a->atttypid));
+    }
+    const char* query = psprintf("SELECT * FROM pg_catalog.jsonb_to_recordset($1) AS r(%s)", columns.data);
+    Oid types[1] = {JSONBOID};
+    Datum values[1] = {rows};
+    const pg::RoleSwitch saved = pg::switch_role(pg::calling_role());
+    if (SPI_execute_with_args(query, 1, types, values, nullptr, true, 0) != SPI_OK_SELECT)
+        elog(ERROR, "reading the stored release failed");
+    Datum* datums = static_cast<Datum*>(palloc(sizeof(Datum) * result->natts));
+    bool* nulls = static_cast<bool*>(palloc(sizeof(bool) * result->natts));
+    for (uint64 i = 0; i < SPI_processed; ++i) {
+        heap_deform_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, datums, nulls);
+        tuplestore_putvalues(rsinfo->setResult, result, datums, nulls);
+    }
+    pg::restore_role(saved);
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(analyst_release) {
+    const Oid caller = pg::calling_role();
+    Arguments args;
+    const Function f = describe(fcinfo, &args);
+    if (SPI_connect() != SPI_OK_CONNECT)
+        elog(ERROR, "SPI_connect failed");
+    const ReleasePlan plan = make_plan(f, caller, args);
+    add_secret(&args, plan.secret);
+    Datum result = 0;
+    bool isnull = true;
+    if (plan.served_once != nullptr) {
+        if (!f.returns_set)
+            elog(ERROR, "a served-once release must return rows");
+        Datum rows = plan.stored;
+        if (rows == 0) {
+            const std::int64_t ledger_id = pg::charge_budget(plan.charge, caller);
+            rows = store(plan, caller, ledger_id, run_served_once(plan, args));
+        }
+        emit_stored(fcinfo, rows);
+    } else {
+        (void)pg::charge_budget(plan.charge, caller);
+        result = run_release(fcinfo, f, plan, args, &isnull);
+    }
+    SPI_finish();
+    if (f.returns_set)
+        return static_cast<Datum>(0);
+    if (isnull)
+        PG_RETURN_NULL();
+    return result;
+}
