@@ -361,6 +361,53 @@ END $$;
 COMMENT ON FUNCTION @extschema@._policy_keys(text, jsonb, text[], text[]) IS
     'Internal: ERROR 22023 for a policy key the mechanism does not know or a required one missing. Privacy: none.';
 
+-- A policy value that must be a whole number of at least 1 (NULL when absent).
+CREATE FUNCTION @extschema@._policy_count(mechanism text, policy jsonb, key text) RETURNS int4
+    LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v jsonb := policy -> key;
+BEGIN
+    IF v IS NULL OR jsonb_typeof(v) = 'null' THEN
+        RETURN NULL;
+    END IF;
+    IF jsonb_typeof(v) <> 'number' OR v::text::numeric <> trunc(v::text::numeric)
+       OR v::text::numeric < 1 OR v::text::numeric > 2147483647 THEN
+        RAISE EXCEPTION 'the % policy''s % must be a whole number of at least 1, got %', mechanism, key, v
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN v::text::numeric::int4;
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_count(text, jsonb, text) IS
+    'Internal: a whole number of at least 1 from a policy, or ERROR 22023. Privacy: none.';
+
+-- A policy value that must be a finite number (NULL when absent).
+CREATE FUNCTION @extschema@._policy_number(mechanism text, policy jsonb, key text) RETURNS float8
+    LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v jsonb := policy -> key;
+BEGIN
+    IF v IS NULL OR jsonb_typeof(v) = 'null' THEN
+        RETURN NULL;
+    END IF;
+    IF jsonb_typeof(v) <> 'number' THEN
+        RAISE EXCEPTION 'the % policy''s % must be a number, got %', mechanism, key, v USING ERRCODE = '22023';
+    END IF;
+    RETURN v::text::float8;
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_number(text, jsonb, text) IS
+    'Internal: a number from a policy, or ERROR 22023. Privacy: none.';
+
+-- The dataset's public feature bounds {"features": [[lower, upper], ...]} as float8[][], or NULL.
+CREATE FUNCTION @extschema@._feature_bounds(d @extschema@.datasets) RETURNS float8[]
+    LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT CASE WHEN jsonb_typeof(d.bounds -> 'features') = 'array' THEN
+        (SELECT array_agg(ARRAY[(e ->> 0)::float8, (e ->> 1)::float8] ORDER BY i)
+         FROM jsonb_array_elements(d.bounds -> 'features') WITH ORDINALITY AS b(e, i)) END
+$$;
+COMMENT ON FUNCTION @extschema@._feature_bounds(@extschema@.datasets) IS
+    'Internal: the registered public bounds of a dataset''s features, one [lower, upper] row each. Privacy: '
+    'public facts.';
+
 -- Curator functions: one C function, SECURITY INVOKER, that calls _name(caller, ...) as the catalog's owner --
 
 CREATE FUNCTION @extschema@.register_dataset(
@@ -518,7 +565,8 @@ BEGIN
         RAISE EXCEPTION 'unknown mechanism "%": expected heatmap, kaleido, k_same_select, pd or series', mechanism
             USING ERRCODE = '22023';
     END IF;
-    IF EXISTS (SELECT FROM @extschema@.releases r WHERE r.dataset = d.name AND r.served_once = mechanism) THEN
+    IF EXISTS (SELECT FROM @extschema@.releases r
+               WHERE r.dataset = d.name AND r.served_once = _set_release_policy.mechanism) THEN
         RAISE EXCEPTION 'dataset "%" has a % release that every analyst is served: reset it first', d.name, mechanism
             USING ERRCODE = '55000',
                   HINT = 'A new policy would give a second release of the same data; see reset_release().';
@@ -568,7 +616,7 @@ BEGIN
         RAISE EXCEPTION 'only k_same_select and pd releases are served once, not "%"', mechanism
             USING ERRCODE = '22023';
     END IF;
-    DELETE FROM @extschema@.releases r WHERE r.dataset = d.name AND r.served_once = mechanism
+    DELETE FROM @extschema@.releases r WHERE r.dataset = d.name AND r.served_once = _reset_release.mechanism
         RETURNING r.ledger_id INTO released;
     UPDATE @extschema@.release_secrets s SET secret = @extschema@._new_secret()
         WHERE s.dataset = d.name AND s.mechanism = _reset_release.mechanism;
@@ -819,7 +867,7 @@ CREATE FUNCTION @extschema@._served_once(plan @extschema@._release_plan, d @exts
 BEGIN
     plan.served_once := mechanism;
     SELECT r.result INTO plan.stored FROM @extschema@.releases r
-    WHERE r.dataset = d.name AND r.served_once = mechanism;
+    WHERE r.dataset = d.name AND r.served_once = _served_once.mechanism;
     SELECT s.secret INTO plan.secret FROM @extschema@.release_secrets s
     WHERE s.dataset = d.name AND s.mechanism = _served_once.mechanism;
     IF plan.secret IS NULL THEN
@@ -831,15 +879,14 @@ END $$;
 COMMENT ON FUNCTION @extschema@._served_once(@extschema@._release_plan, @extschema@.datasets, text) IS
     'Internal: completes the plan of a release that is served once. Privacy: reads the secret for the server only.';
 
-CREATE FUNCTION @extschema@._store_release(ledger_id bigint, dataset text, served_once text, role regrole,
-                                           parameters jsonb, result jsonb, mechanism text)
+CREATE FUNCTION @extschema@._store_release(p_ledger_id bigint, p_dataset text, p_served_once text, p_role regrole,
+                                           p_parameters jsonb, p_result jsonb, p_mechanism text)
     RETURNS jsonb LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, served_once, result)
-        VALUES (ledger_id, dataset, mechanism, role, parameters, served_once, result)
+        VALUES (p_ledger_id, p_dataset, p_mechanism, p_role, p_parameters, p_served_once, p_result)
     ON CONFLICT (dataset, served_once) WHERE served_once IS NOT NULL DO NOTHING;
-    RETURN (SELECT r.result FROM @extschema@.releases r
-            WHERE r.dataset = _store_release.dataset AND r.served_once = _store_release.served_once);
+    RETURN (SELECT r.result FROM @extschema@.releases r WHERE r.dataset = p_dataset AND r.served_once = p_served_once);
 END $$;
 COMMENT ON FUNCTION @extschema@._store_release(bigint, text, text, regrole, jsonb, jsonb, text) IS
     'Internal: keeps a served-once release (the first of concurrent identical ones) and returns what is kept. '

@@ -270,47 +270,76 @@ COMMENT ON FUNCTION @extschema@.heatmap_cc(@extschema@.heatmap, @extschema@.heat
     'Pearson correlation coefficient (CC) between two maps of the same grid, NULL when either is constant. '
     'Privacy: a function of both inputs; comparing with an exact map is NOT private.';
 
--- Analyst release -------------------------------------------------------------------------------------
+-- Analyst release (src/pg/budget/analyst_release.cpp) ---------------------------------------------------
 
 CREATE FUNCTION @extschema@.release_heatmap(dataset text, stimulus bigint, spec @extschema@.heatmap_spec)
-    RETURNS @extschema@.heatmap LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp AS $$
+    RETURNS @extschema@.heatmap AS 'MODULE_PATHNAME', 'gazepriv_analyst_release'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec) IS
+    'Analyst release: the DP heatmap of a registered dataset (its participant, x and y columns; one stimulus, or '
+    'all when NULL) with spec''s grid, cell size, epsilon, delta, mechanism, calibration and blur; the cap is the '
+    'dataset''s heatmap release policy''s and n its registered observers (spec.cap, spec.observers and '
+    'spec.dataset are ignored). A stimulus nobody looked at gives the noise on an empty map, charged alike. '
+    'Privacy: as dp_heatmap, replace-one-participant neighbours with n public; charges heatmap_release_cost to the '
+    'dp budget of the role whose privileges run the call, before the data is read as its owner.';
+REVOKE ALL ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec)
+    TO gazepriv_analyst, gazepriv_curator;
+
+-- {"cap": m}: the cap on a participant's count per cell (Liu et al.'s m), which the release's noise is
+-- calibrated to; the public n is the dataset's registered observers.
+CREATE FUNCTION @extschema@._policy_heatmap(d @extschema@.datasets, policy jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    d @extschema@.datasets;
-    s @extschema@.heatmap_spec := spec;
-    result @extschema@.heatmap;
+    cap int4 := @extschema@._policy_count('heatmap', policy, 'cap');
 BEGIN
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_heatmap.dataset;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    PERFORM @extschema@._policy_keys('heatmap', policy, ARRAY['cap'], ARRAY['cap']);
+    PERFORM @extschema@.heatmap_spec(1, 1, 1, cap => cap);  -- validates (22023)
+    IF d.x_column IS NULL OR d.y_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" needs x and y columns for a heatmap', d.name USING ERRCODE = '22023';
     END IF;
+    IF d.observers IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no public number of observers, the n of its heatmaps', d.name
+            USING ERRCODE = '22023', HINT = 'Register it with observers => n (a public fact, not counted from the data).';
+    END IF;
+    RETURN jsonb_build_object('cap', cap);
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_heatmap(@extschema@.datasets, jsonb) IS
+    'Internal: validates a heatmap release policy. Privacy: parameters only.';
+
+CREATE FUNCTION @extschema@._plan_release_heatmap(caller regrole, dataset text, stimulus bigint,
+                                                  spec @extschema@.heatmap_spec)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, 'dp');
+    policy jsonb := @extschema@._release_policy(d, 'heatmap');
+    s @extschema@.heatmap_spec := spec;
+    c record;
+    released text;  -- the spec the release uses: the analyst's, with the policy's cap and the public n
+BEGIN
     IF spec IS NULL THEN
         RAISE EXCEPTION 'spec must not be NULL' USING ERRCODE = '22023';
-    END IF;
-    IF d.x_column IS NULL OR d.y_column IS NULL THEN
-        RAISE EXCEPTION 'dataset "%" needs x and y columns for a heatmap', dataset USING ERRCODE = '22023';
     END IF;
     IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
         RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';
     END IF;
-    -- The caller cannot choose what is charged or the public n: the release charges this dataset, and the
-    -- registered number of observers, when there is one, is the n.
-    s.dataset := dataset;
-    IF d.observers IS NOT NULL THEN
-        s.observers := d.observers;
-    END IF;
-    EXECUTE format('SELECT (r.h).* FROM (SELECT @extschema@.dp_heatmap(%I::text, %I::float8, %I::float8, $1) AS h '
-                   'FROM %s WHERE %s) r',
-                   d.participant_column, d.x_column, d.y_column, d.relation,
-                   CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $2', d.stimulus_column) END)
-        INTO result USING s, stimulus;
-    RETURN result;
+    s.cap := (policy ->> 'cap')::int4;
+    s.observers := d.observers;
+    s.dataset := NULL;
+    SELECT * INTO c FROM @extschema@.heatmap_release_cost(s);  -- validates the spec (22023)
+    released := format('ROW(($3).width, ($3).height, ($3).epsilon, ($3).delta, %s, ($3).mechanism, ($3).calibration, '
+                       '($3).blur_sigma, ($3).cell_size, %s, NULL)::@extschema@.heatmap_spec', s.cap, s.observers);
+    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+               c.parameters || jsonb_build_object('stimulus', stimulus),
+               -- No rows (a stimulus nobody looked at) is the noise on an empty map of the same grid.
+               format('SELECT coalesce((SELECT @extschema@.dp_heatmap(%I::text, %I::float8, %I::float8, %s) '
+                      'FROM %s WHERE %s), @extschema@.privatize((SELECT @extschema@.gaze_map(''''::text, '
+                      '-1::float8, -1::float8, ($3).width, ($3).height, %s, coalesce(($3).cell_size, 1))), %s))',
+                      d.participant_column, d.x_column, d.y_column, released, d.relation,
+                      CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $2', d.stimulus_column) END,
+                      s.cap, released),
+               NULL, NULL, NULL)::@extschema@._release_plan;
 END $$;
-COMMENT ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec) IS
-    'Analyst release: the DP heatmap of a registered dataset (its participant, x and y columns; one stimulus, or '
-    'all when NULL) with spec''s parameters; the dataset''s registered observers, when set, is the public n. '
-    'Privacy: as dp_heatmap, replace-one-participant neighbours with n public; charges heatmap_release_cost to '
-    'the caller''s budget on the dataset before any noise is drawn.';
-REVOKE ALL ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.release_heatmap(text, bigint, @extschema@.heatmap_spec)
-    TO gazepriv_analyst, gazepriv_curator;
+COMMENT ON FUNCTION @extschema@._plan_release_heatmap(regrole, text, bigint, @extschema@.heatmap_spec) IS
+    'Internal: the plan of release_heatmap. Privacy: its cost depends on the spec, the policy''s cap and the '
+    'registered n only.';

@@ -36,10 +36,11 @@ COMMENT ON FUNCTION @extschema@.generalize_demographics_cost(integer, text[], te
 CREATE FUNCTION @extschema@.k_same_select(source text, k integer, participant_column name DEFAULT 'participant',
                                           task_column name DEFAULT 'task', window_column name DEFAULT 'window',
                                           features_column name DEFAULT 'features', class_column name DEFAULT NULL,
-                                          across_tasks boolean DEFAULT true, dataset text DEFAULT NULL)
+                                          across_tasks boolean DEFAULT true, dataset text DEFAULT NULL,
+                                          secret bytea DEFAULT NULL)
     RETURNS TABLE (participant text, task text, "window" integer, features float8[], group_id integer)
     AS 'MODULE_PATHNAME', 'gazepriv_k_same_select' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
-COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, name, name, boolean, text) IS
+COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, name, name, boolean, text, bytea) IS
     'Curator: the k-same-select sequence release (David-John et al., ETRA 2022) of feature windows read from '
     'source (a table or view name, or a query) with columns participant, task, "window", features float8[] '
     '(other names via the *_column parameters). The participants are shuffled with the CSPRNG (reproducible '
@@ -63,39 +64,68 @@ COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, n
     'participant''s whole release (all tasks) is shared by at least k. With the paper''s per-task groupings a '
     'participant''s sequences in different tasks come from different groups and the kept ids link them: their '
     'combination can single a participant out (an attacker matching each task to its group intersects the '
-    'groups). With dataset => it is logged in that dataset''s ledger (k_same_select_cost; epsilon 0) before the '
-    'source is read.';
+    'groups). With dataset => (a dataset the caller owns) it is logged in that dataset''s ledger '
+    '(k_same_select_cost; epsilon 0) before the source is read. With a secret (32 bytes or more) the grouping '
+    'is drawn from it alone: the same rows give the same release, as a served-once release must.';
 
-CREATE FUNCTION @extschema@.release_k_same_select(dataset text, k integer, across_tasks boolean DEFAULT true)
+-- Analyst release (src/pg/budget/analyst_release.cpp): served once ------------------------------------------
+
+CREATE FUNCTION @extschema@.release_k_same_select(dataset text, k integer DEFAULT NULL,
+                                                  across_tasks boolean DEFAULT NULL)
     RETURNS TABLE (participant text, task text, "window" integer, features float8[], group_id integer)
-    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER ROWS 1000
-    SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    d @extschema@.datasets;
-BEGIN
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_k_same_select.dataset;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
-    END IF;
-    IF d.task_column IS NULL OR d.window_column IS NULL OR d.features_column IS NULL THEN
-        RAISE EXCEPTION 'dataset "%" has no task, window or features column', dataset USING ERRCODE = '22023',
-            HINT = 'A curator registers them with register_dataset(..., task_column, window_column, features_column).';
-    END IF;
-    -- k_same_select logs the release in the ledger (charging the calling analyst) before it reads the rows.
-    RETURN QUERY SELECT * FROM @extschema@.k_same_select(d.relation::text, k, d.participant_column, d.task_column,
-                                                          d.window_column, d.features_column, NULL, across_tasks,
-                                                          dataset);
-END $$;
+    AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 1000;
 COMMENT ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean) IS
-    'Analyst release: k_same_select over a registered dataset''s relation, using its participant, task, window '
-    'and features columns, one grouping across tasks (the default) or, with across_tasks => false, the paper''s '
-    'grouping per task (no utility class: an analyst-chosen class column could group participants by a hidden '
-    'attribute). Privacy: k-anonymity (not DP), as k_same_select: whole releases are k-anonymous across tasks, '
-    'only each task''s sequences per task; logged in the caller''s ledger with guarantee k-anonymity, k, the '
-    'grouping and epsilon 0 before the rows are read; needs a budget row on the dataset.';
+    'Analyst release: k_same_select over a registered dataset''s relation (its participant, task, window and '
+    'features columns) with the k and the grouping (across_tasks) of the dataset''s k_same_select release policy '
+    '(passing them is allowed only with the policy''s values; 42501 otherwise). Served once: the first request '
+    'makes the release (logged in the ledger of the role whose privileges run it, epsilon 0) and every later '
+    'request, by any analyst holding a budget on the dataset, returns the identical rows without a new ledger row, '
+    'until the owner calls reset_release. Privacy: k-anonymity (not DP), as k_same_select; two different '
+    'groupings of the same data could be intersected, which serving once prevents.';
 REVOKE ALL ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.release_k_same_select(text, integer, boolean)
     TO gazepriv_analyst, gazepriv_curator;
+
+-- {"k": k, "across_tasks": true}: the group size and whether one grouping holds for every task.
+CREATE FUNCTION @extschema@._policy_k_same_select(d @extschema@.datasets, policy jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    k int4 := @extschema@._policy_count('k_same_select', policy, 'k');
+    across jsonb := coalesce(policy -> 'across_tasks', 'true');
+BEGIN
+    PERFORM @extschema@._policy_keys('k_same_select', policy, ARRAY['k', 'across_tasks'], ARRAY['k']);
+    IF jsonb_typeof(across) <> 'boolean' THEN
+        RAISE EXCEPTION 'the k_same_select policy''s across_tasks must be true or false' USING ERRCODE = '22023';
+    END IF;
+    PERFORM @extschema@.k_same_select_cost(k);  -- validates k (22023)
+    IF d.task_column IS NULL OR d.window_column IS NULL OR d.features_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no task, window or features column', d.name USING ERRCODE = '22023',
+            HINT = 'A curator registers them with register_dataset(..., task_column, window_column, features_column).';
+    END IF;
+    RETURN jsonb_build_object('k', k, 'across_tasks', across);
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_k_same_select(@extschema@.datasets, jsonb) IS
+    'Internal: validates a k_same_select release policy. Privacy: parameters only.';
+
+CREATE FUNCTION @extschema@._plan_release_k_same_select(caller regrole, dataset text, k integer, across_tasks boolean)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, 'dp');
+    p jsonb := @extschema@._release_policy(d, 'k_same_select');
+    c @extschema@.release_cost;
+BEGIN
+    PERFORM @extschema@._fixed(d, 'k_same_select', 'k', p -> 'k', to_jsonb(k)),
+            @extschema@._fixed(d, 'k_same_select', 'across_tasks', p -> 'across_tasks', to_jsonb(across_tasks));
+    c := @extschema@.k_same_select_cost((p ->> 'k')::int4, NULL, (p ->> 'across_tasks')::boolean, NULL);
+    RETURN @extschema@._served_once(ROW(
+        d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices, c.parameters,
+        format('SELECT * FROM @extschema@.k_same_select(%L, %s, %L, %L, %L, %L, NULL, %s, NULL, $4)',
+               d.relation::text, p ->> 'k', d.participant_column, d.task_column, d.window_column, d.features_column,
+               p ->> 'across_tasks'),
+        NULL, NULL, NULL)::@extschema@._release_plan, d, 'k_same_select');
+END $$;
+COMMENT ON FUNCTION @extschema@._plan_release_k_same_select(regrole, text, integer, boolean) IS
+    'Internal: the plan of release_k_same_select, served once. Privacy: logged with epsilon 0.';
 
 -- Demographic generalisation ----------------------------------------------------------------------------
 

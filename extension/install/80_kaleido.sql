@@ -162,48 +162,91 @@ COMMENT ON FUNCTION @extschema@.kaleido_attach(regclass, text, name, float8, int
     '(curators), the feed''s standing w-event guarantee (epsilon per window) is charged once, before the '
     'trigger exists; without, nothing is charged.';
 
--- Analyst release ------------------------------------------------------------------------------------
+-- Analyst release (src/pg/budget/analyst_release.cpp) ---------------------------------------------------
 
-CREATE FUNCTION @extschema@.release_kaleido(dataset text, participant text, epsilon float8, w integer, r float8,
-                                            l_thresh float8 DEFAULT NULL, t_skip float8 DEFAULT 50,
-                                            h float8 DEFAULT 2, max_tests integer DEFAULT NULL,
-                                            clamp_to box DEFAULT NULL, stimulus bigint DEFAULT NULL)
+CREATE FUNCTION @extschema@.release_kaleido(dataset text, participant text, epsilon float8, w integer DEFAULT NULL,
+                                            r float8 DEFAULT NULL, l_thresh float8 DEFAULT NULL,
+                                            t_skip float8 DEFAULT NULL, h float8 DEFAULT NULL,
+                                            max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
+                                            stimulus bigint DEFAULT NULL)
     RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
-    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    d @extschema@.datasets;
-    ts float8[];
-    xs float8[];
-    ys float8[];
-BEGIN
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_kaleido.dataset;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
-    END IF;
-    IF d.time_column IS NULL OR d.x_column IS NULL OR d.y_column IS NULL THEN
-        RAISE EXCEPTION 'dataset "%" needs time, x and y columns for a stream release', dataset USING ERRCODE = '22023';
-    END IF;
-    IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
-        RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';
-    END IF;
-    EXECUTE format('SELECT array_agg(%1$I::float8 ORDER BY %1$I), array_agg(%2$I::float8 ORDER BY %1$I), '
-                   'array_agg(%3$I::float8 ORDER BY %1$I) FROM %4$s WHERE %5$I::text = $1 AND %6$s',
-                   d.time_column, d.x_column, d.y_column, d.relation, d.participant_column,
-                   CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $2', d.stimulus_column) END)
-        INTO ts, xs, ys USING participant, stimulus;
-    -- kaleido() charges the caller's budget before drawing noise; an unknown participant is an empty stream
-    -- (charged too, so that absence is not revealed for free).
-    RETURN QUERY SELECT * FROM @extschema@.kaleido(coalesce(ts, '{}'), coalesce(xs, '{}'), coalesce(ys, '{}'),
-                                                   epsilon, w, r, l_thresh, t_skip, h, max_tests, clamp_to, dataset);
-END $$;
+    AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
 COMMENT ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8, integer,
                                                 box, bigint) IS
     'Analyst release: one participant''s gaze stream from a registered dataset (its time, x and y columns, '
-    'optionally one stimulus), privatised by kaleido(). Privacy: w-event geo-indistinguishability with epsilon '
-    'per window of w samples and radius r; charges epsilon (guarantee kind w-event) to the caller''s budget '
-    'before any noise is drawn.';
+    'optionally one stimulus), privatised by kaleido() with epsilon per window and the w, r, l_thresh, t_skip, h '
+    'and max_tests of the dataset''s kaleido release policy (passing them is allowed only with the policy''s '
+    'values; 42501 otherwise); clamp_to is post-processing. An unknown participant is an empty stream, charged '
+    'alike (timestamps, and so a stream''s length, are public under Kaleido''s guarantee). Privacy: w-event '
+    'geo-indistinguishability with epsilon per window of w samples and radius r; charges epsilon (guarantee kind '
+    'w-event) to the w-event budget of the role whose privileges run the call, before the data is read as its owner.';
 REVOKE ALL ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8,
                                                    integer, box, bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8,
                                                       integer, box, bigint) TO gazepriv_analyst, gazepriv_curator;
+
+-- {"w": samples, "r": radius, "l_thresh", "t_skip" (50), "h" (2), "max_tests"}: everything that defines the
+-- w-event guarantee and its tests.
+CREATE FUNCTION @extschema@._policy_kaleido(d @extschema@.datasets, policy jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    normalized jsonb;
+BEGIN
+    PERFORM @extschema@._policy_keys('kaleido', policy, ARRAY['w', 'r', 'l_thresh', 't_skip', 'h', 'max_tests'],
+                                     ARRAY['w', 'r']);
+    normalized := jsonb_strip_nulls(jsonb_build_object(
+        'w', @extschema@._policy_count('kaleido', policy, 'w'),
+        'r', @extschema@._policy_number('kaleido', policy, 'r'),
+        'l_thresh', @extschema@._policy_number('kaleido', policy, 'l_thresh'),
+        't_skip', coalesce(@extschema@._policy_number('kaleido', policy, 't_skip'), 50),
+        'h', coalesce(@extschema@._policy_number('kaleido', policy, 'h'), 2),
+        'max_tests', @extschema@._policy_count('kaleido', policy, 'max_tests')));
+    PERFORM @extschema@.kaleido_cost(1, (normalized ->> 'w')::int4, (normalized ->> 'r')::float8,  -- validates
+                                     (normalized ->> 'l_thresh')::float8, (normalized ->> 't_skip')::float8,
+                                     (normalized ->> 'h')::float8, (normalized ->> 'max_tests')::int4);
+    IF d.time_column IS NULL OR d.x_column IS NULL OR d.y_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" needs time, x and y columns for a stream release', d.name USING ERRCODE = '22023';
+    END IF;
+    RETURN normalized;
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_kaleido(@extschema@.datasets, jsonb) IS
+    'Internal: validates a kaleido release policy. Privacy: parameters only.';
+
+CREATE FUNCTION @extschema@._plan_release_kaleido(caller regrole, dataset text, participant text, epsilon float8,
+                                                  w integer, r float8, l_thresh float8, t_skip float8, h float8,
+                                                  max_tests integer, clamp_to box, stimulus bigint)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, 'w-event');
+    p jsonb := @extschema@._release_policy(d, 'kaleido');
+    c record;
+BEGIN
+    PERFORM @extschema@._fixed(d, 'kaleido', 'w', p -> 'w', to_jsonb(w)),
+            @extschema@._fixed(d, 'kaleido', 'r', p -> 'r', to_jsonb(r)),
+            @extschema@._fixed(d, 'kaleido', 'l_thresh', p -> 'l_thresh', to_jsonb(l_thresh)),
+            @extschema@._fixed(d, 'kaleido', 't_skip', p -> 't_skip', to_jsonb(t_skip)),
+            @extschema@._fixed(d, 'kaleido', 'h', p -> 'h', to_jsonb(h)),
+            @extschema@._fixed(d, 'kaleido', 'max_tests', p -> 'max_tests', to_jsonb(max_tests));
+    IF participant IS NULL THEN
+        RAISE EXCEPTION 'participant must not be NULL' USING ERRCODE = '22023';
+    END IF;
+    IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';
+    END IF;
+    SELECT * INTO c FROM @extschema@.kaleido_cost(epsilon, (p ->> 'w')::int4, (p ->> 'r')::float8,
+                                                   (p ->> 'l_thresh')::float8, (p ->> 't_skip')::float8,
+                                                   (p ->> 'h')::float8, (p ->> 'max_tests')::int4);
+    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+               c.parameters || jsonb_build_object('participant', participant, 'stimulus', stimulus),
+               format('SELECT k.* FROM (SELECT array_agg(%1$I::float8 ORDER BY %1$I), array_agg(%2$I::float8 ORDER BY %1$I), '
+                      'array_agg(%3$I::float8 ORDER BY %1$I) FROM %4$s WHERE %5$I::text = $2 AND %6$s) s(ts, xs, ys), '
+                      'LATERAL @extschema@.kaleido(coalesce(s.ts, ''{}''), coalesce(s.xs, ''{}''), coalesce(s.ys, ''{}''), '
+                      '$3, %7$L::int4, %8$L::float8, %9$L::float8, %10$L::float8, %11$L::float8, %12$L::int4, $10, NULL) k',
+                      d.time_column, d.x_column, d.y_column, d.relation, d.participant_column,
+                      CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $11', d.stimulus_column) END,
+                      p ->> 'w', p ->> 'r', p ->> 'l_thresh', p ->> 't_skip', p ->> 'h', p ->> 'max_tests'),
+               NULL, NULL, NULL)::@extschema@._release_plan;
+END $$;
+COMMENT ON FUNCTION @extschema@._plan_release_kaleido(regrole, text, text, float8, integer, float8, float8, float8,
+                                                     float8, integer, box, bigint) IS
+    'Internal: the plan of release_kaleido. Privacy: its cost depends on epsilon and the policy only.';

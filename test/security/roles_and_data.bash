@@ -49,7 +49,7 @@ message() {
 try_as() {
     local role=$1
     shift
-    "$BIN/psql" -X -q -At -U "$role" "$@" 2>&1 | sed 's/^/    (setup) /' || true
+    "$BIN/psql" -X -q -At -U "$role" "$@" 2>&1 | sed '/^$/d; s/^/    (setup) /' || true
 }
 finish() {
     check "no role other than postgres is a superuser" \

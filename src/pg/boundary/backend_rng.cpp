@@ -59,4 +59,11 @@ core::Rng& backend_rng() {
     return *rng;
 }
 
+core::Rng& release_rng(std::optional<core::Rng>& keyed, const unsigned char* secret, std::size_t size) {
+    if (secret == nullptr)
+        return backend_rng();
+    keyed.emplace(core::Rng::Secret{secret, size});
+    return *keyed;
+}
+
 } // namespace gazepriv::pg

@@ -3,6 +3,7 @@
 // palloc'd arrays, the core release in a C++ helper that copies its result into palloc'd memory, tuples.
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "core/kanon/k_same.hpp"
@@ -50,9 +51,12 @@ template <typename T> const T* palloc_copy(const std::vector<T>& v) {
     return out;
 }
 
-Released release(const core::kanon::SequenceRows& input, int k, core::kanon::Grouping grouping) {
-    const core::kanon::KSameRelease r = core::kanon::k_same_select(input, k, grouping, pg::backend_rng(),
-                                                                   core::CancelCheck(pg::interrupt_pending));
+Released release(const core::kanon::SequenceRows& input, int k, core::kanon::Grouping grouping,
+                 const unsigned char* secret, std::size_t secret_size) {
+    std::optional<core::Rng> keyed;
+    const core::kanon::KSameRelease r =
+        core::kanon::k_same_select(input, k, grouping, pg::release_rng(keyed, secret, secret_size),
+                                   core::CancelCheck(pg::interrupt_pending));
     Released out;
     out.rows = r.rows.size();
     out.row = palloc_copy(r.rows);
@@ -69,7 +73,7 @@ Released release(const core::kanon::SequenceRows& input, int k, core::kanon::Gro
 } // namespace
 
 // k_same_select(source text, k int, participant_column name, task_column name, window_column name,
-//               features_column name, class_column name, across_tasks boolean, dataset text)
+//               features_column name, class_column name, across_tasks boolean, dataset text, secret bytea)
 GAZEPRIV_FUNCTION(k_same_select) {
     pg::require_not_null(fcinfo, {"source", "k", "participant_column", "task_column", "window_column",
                                   "features_column", nullptr, "across_tasks"});
@@ -82,6 +86,7 @@ GAZEPRIV_FUNCTION(k_same_select) {
     const char* class_column = PG_ARGISNULL(6) ? nullptr : pstrdup(NameStr(*PG_GETARG_NAME(6)));
     const bool across_tasks = PG_GETARG_BOOL(7);
     const char* dataset = PG_ARGISNULL(8) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(8));
+    const bytea* secret = PG_ARGISNULL(9) ? nullptr : PG_GETARG_BYTEA_PP(9);
 
     // The cost is known from the parameters (and validates k): log the release before reading anything.
     const pg::Charge charge = pg::k_same_select_charge(dataset, k, class_column, across_tasks, source);
@@ -134,7 +139,10 @@ GAZEPRIV_FUNCTION(k_same_select) {
     input.utility_class = class_column == nullptr ? nullptr : classes.data;
     input.values = values.data;
     input.offset = offsets.data;
-    const Released r = release(input, k, grouping);
+    const Released r =
+        release(input, k, grouping,
+                secret == nullptr ? nullptr : reinterpret_cast<const unsigned char*>(VARDATA_ANY(secret)),
+                secret == nullptr ? 0 : VARSIZE_ANY_EXHDR(secret));
 
     // Tuples: one text per task and participant, one array per released vector (shared by its group).
     Datum* task_text = static_cast<Datum*>(palloc(sizeof(Datum) * (r.tasks + 1)));
