@@ -806,18 +806,19 @@ DECLARE
     d @extschema@.datasets;
     revoked boolean;
 BEGIN
-    SELECT b.revoked INTO revoked FROM @extschema@.budgets b
-    WHERE b.dataset = _release_dataset.dataset AND b.role = caller AND b.kind = _release_dataset.kind;
+    SELECT bool_and(b.revoked) INTO revoked FROM @extschema@.budgets b
+    WHERE b.dataset = _release_dataset.dataset AND b.role = caller
+      AND (_release_dataset.kind IS NULL OR b.kind = _release_dataset.kind);
     SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = dataset;
     IF revoked IS NULL OR d.name IS NULL THEN
         RAISE EXCEPTION 'role % has no %privacy budget on dataset "%"', caller,
-            CASE kind WHEN 'dp' THEN '' ELSE kind || ' ' END, dataset
+            CASE WHEN kind IS NULL OR kind = 'dp' THEN '' ELSE kind || ' ' END, dataset
             USING ERRCODE = 'PB002', DETAIL = 'Nothing was released.',
                   HINT = 'A curator grants budgets with gazepriv.grant_budget().';
     END IF;
     IF revoked THEN
         RAISE EXCEPTION 'the %privacy budget of role % on dataset "%" was revoked',
-            CASE kind WHEN 'dp' THEN '' ELSE kind || ' ' END, caller, dataset
+            CASE WHEN kind IS NULL OR kind = 'dp' THEN '' ELSE kind || ' ' END, caller, dataset
             USING ERRCODE = 'PB002', DETAIL = 'Nothing was released.';
     END IF;
     IF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = d.relation) THEN
@@ -826,7 +827,8 @@ BEGIN
     RETURN d;
 END $$;
 COMMENT ON FUNCTION @extschema@._release_dataset(regrole, text, text) IS
-    'Internal: the dataset if the caller holds an unrevoked budget of the kind on it, else ERROR PB002 with one '
+    'Internal: the dataset if the caller holds an unrevoked budget of the kind (any kind: NULL) on it, else ERROR '
+    'PB002 with one '
     'message for unknown datasets and missing budgets. Privacy: reveals no dataset''s existence.';
 
 -- The dataset's policy for a mechanism, or ERROR 42501: without one, analysts release nothing.

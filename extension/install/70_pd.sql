@@ -55,13 +55,16 @@ CREATE FUNCTION @extschema@.pd_synthesize(
         epsilon0 float8 DEFAULT NULL, t int DEFAULT NULL, target_delta float8 DEFAULT NULL,
         model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT 1, split float8 DEFAULT 0,
         bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL, include_failed boolean DEFAULT false,
-        dataset text DEFAULT NULL)
+        dataset text DEFAULT NULL, records int DEFAULT NULL, participant_column name DEFAULT 'participant',
+        task_column name DEFAULT 'task', window_column name DEFAULT 'window', features_column name DEFAULT 'features',
+        secret bytea DEFAULT NULL)
     RETURNS TABLE (participant text, task text, "window" int, features float8[], attempts int)
     AS 'MODULE_PATHNAME', 'gazepriv_pd_synthesize' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.pd_synthesize(regclass, int, float8, int, text, int, text, text, float8, int, float8,
-                                             float8, float8, float8, float8[], int, boolean, text) IS
+                                             float8, float8, float8, float8[], int, boolean, text, int, name, name,
+                                             name, name, bytea) IS
     'Curator: plausibly deniable synthetic feature windows from a relation with columns participant, task, '
-    '"window", features float8[]. Per task: every feature is cut into `bins` equal-width bins (public `bounds`, '
+    '"window", features float8[] (other names via the *_column parameters; window may be NULL). Per task: every feature is cut into `bins` equal-width bins (public `bounds`, '
     'one [lower, upper] row per feature, values outside clamped; or the task''s data range, non-private); the '
     'marginals are learned (Dirichlet alpha; DP with model_epsilon; from a random `split` fraction of the records '
     'that then seed nothing); each seed record gets up to max_attempts candidates (default 100; 1 with the '
@@ -79,8 +82,12 @@ COMMENT ON FUNCTION @extschema@.pd_synthesize(regclass, int, float8, int, text, 
     'Privacy: deterministic tests give (k, gamma)-plausible deniability per released row, not DP (logged with '
     'epsilon 0, plus model_epsilon); the randomized test gives (epsilon, delta)-DP per candidate for add/remove '
     'one feature vector, composed as pd_release_cost shows; the stratification (which participant, task and '
-    'window rows exist) is released exactly. With dataset => it is charged (or logged) on that dataset before '
-    'any candidate is generated; data-range bins are flagged non-private.';
+    'window rows exist) is released exactly. records (a public bound on a task''s records): at most that many '
+    'slots of a task, the first in participant order, and the cost counts them instead of the data''s records. '
+    'With a secret (32 bytes or more) the release is drawn from it alone (rows read in participant, task and '
+    'window order): the same rows give the same release, as a served-once release must. With dataset => (a '
+    'dataset the caller owns) it is charged (or logged) on that dataset before any candidate is generated; '
+    'data-range bins are flagged non-private.';
 
 CREATE FUNCTION @extschema@.pd_synthesis_stats(
         source regclass, k int, gamma float8, bins int DEFAULT 30, model text DEFAULT 'marginals',
@@ -122,61 +129,145 @@ COMMENT ON FUNCTION @extschema@.pd_synthesize_fixations(regclass, int, float8, i
     'output is labelled with the seed''s participant; with dataset => the release is logged there with epsilon 0 '
     'before any sample is drawn.';
 
--- Analyst release -------------------------------------------------------------------------------------------
-
-CREATE FUNCTION @extschema@._pd_synthesize(
-        relation regclass, participant_column name, task_column name, window_column name, features_column name,
-        k int, gamma float8, bins int, model text, omega int, resample text, test text, epsilon0 float8, t int,
-        target_delta float8, model_epsilon float8, alpha float8, split float8, bounds float8[],
-        max_attempts int, include_failed boolean, dataset text)
-    RETURNS TABLE (participant text, task text, "window" int, features float8[], attempts int)
-    AS 'MODULE_PATHNAME', 'gazepriv__pd_synthesize' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION @extschema@._pd_synthesize(regclass, name, name, name, name, int, float8, int, text, int, text,
-                                              text, float8, int, float8, float8, float8, float8, float8[], int,
-                                              boolean, text) IS
-    'Internal: pd_synthesize over a registered dataset''s columns, charging the dataset before any candidate is '
-    'generated. Privacy: as pd_release; not callable by PUBLIC.';
+-- Analyst release (src/pg/budget/analyst_release.cpp) ---------------------------------------------------
 
 CREATE FUNCTION @extschema@.pd_release(
-        dataset text, k int, gamma float8, bins int DEFAULT 30, model text DEFAULT 'marginals',
-        omega int DEFAULT NULL, resample text DEFAULT 'random', test text DEFAULT 'record',
+        dataset text, k int DEFAULT NULL, gamma float8 DEFAULT NULL, bins int DEFAULT NULL, model text DEFAULT NULL,
+        omega int DEFAULT NULL, resample text DEFAULT NULL, test text DEFAULT NULL,
         epsilon0 float8 DEFAULT NULL, t int DEFAULT NULL, target_delta float8 DEFAULT NULL,
-        model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT 1, split float8 DEFAULT 0,
-        bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL, include_failed boolean DEFAULT false)
+        model_epsilon float8 DEFAULT NULL, alpha float8 DEFAULT NULL, split float8 DEFAULT NULL,
+        bounds float8[] DEFAULT NULL, max_attempts int DEFAULT NULL, include_failed boolean DEFAULT NULL)
     RETURNS TABLE (participant text, task text, "window" int, features float8[], attempts int)
-    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    d @extschema@.datasets;
-    public_bounds float8[] := bounds;
-BEGIN
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = pd_release.dataset;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
-    END IF;
-    IF d.task_column IS NULL OR d.features_column IS NULL THEN
-        RAISE EXCEPTION 'dataset "%" has no task or features column', dataset USING ERRCODE = '22023',
-            HINT = 'A curator registers it with task_column and features_column (and window_column).';
-    END IF;
-    -- Public bounds registered with the dataset: {"features": [[lower, upper], ...]}.
-    IF public_bounds IS NULL AND jsonb_typeof(d.bounds -> 'features') = 'array' THEN
-        SELECT array_agg(ARRAY[(e ->> 0)::float8, (e ->> 1)::float8] ORDER BY i) INTO public_bounds
-        FROM jsonb_array_elements(d.bounds -> 'features') WITH ORDINALITY AS b(e, i);
-    END IF;
-    RETURN QUERY SELECT * FROM @extschema@._pd_synthesize(
-        d.relation, d.participant_column, d.task_column, d.window_column, d.features_column, k, gamma, bins, model,
-        omega, resample, test, epsilon0, t, target_delta, model_epsilon, alpha, split, public_bounds, max_attempts,
-        include_failed, dataset);
-END $$;
+    AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.pd_release(text, int, float8, int, text, int, text, text, float8, int, float8, float8,
                                           float8, float8, float8[], int, boolean) IS
     'Analyst release: pd_synthesize over a registered dataset (its participant, task, window and features '
-    'columns; bounds default to the dataset''s public bounds {"features": [[lower, upper], ...]}, else the data '
-    'range, flagged non-private). Privacy: the caller''s budget on the dataset is charged before any candidate '
-    'is generated with the cost pd_release_cost shows: deterministic tests are logged as plausible-deniability '
-    'with epsilon 0 (plus model_epsilon), the randomized test is charged its composed (epsilon, delta) as dp, '
-    'for add/remove one feature vector. Needs a budget row (PB002 otherwise); over budget PB001, nothing released.';
+    'columns, its public feature bounds {"features": [[lower, upper], ...]}) with everything else from the '
+    'dataset''s pd release policy (passing a parameter is allowed only with the policy''s value; 42501 otherwise). '
+    'A deterministic test is served once: the first request makes the release, logged as plausible-deniability '
+    '(epsilon 0, or the DP model''s record-level epsilon on a record-dp budget) and every later request, by any '
+    'analyst with a budget on the dataset, returns the identical rows until the owner calls reset_release. The '
+    'randomized test is a new release each time, charged its composed (epsilon, delta) for add/remove one feature '
+    'vector to the record-dp budget, counting the policy''s public records per task (never the data''s). Privacy: '
+    'as pd_synthesize; charged to the role whose privileges run the call, before the data is read as its owner.';
 REVOKE ALL ON FUNCTION @extschema@.pd_release(text, int, float8, int, text, int, text, text, float8, int, float8,
                                              float8, float8, float8, float8[], int, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.pd_release(text, int, float8, int, text, int, text, text, float8, int, float8,
                                                 float8, float8, float8, float8[], int, boolean)
     TO gazepriv_analyst, gazepriv_curator;
+
+-- Everything pd_synthesize takes but the source, the bounds (the dataset's public ones) and the dataset;
+-- records (the public bound of a task's records) is required by the randomized test.
+CREATE FUNCTION @extschema@._policy_pd(d @extschema@.datasets, policy jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    keys text[] := ARRAY['k', 'gamma', 'bins', 'model', 'omega', 'resample', 'test', 'epsilon0', 't', 'target_delta',
+                         'model_epsilon', 'alpha', 'split', 'max_attempts', 'records', 'include_failed'];
+    p jsonb;
+    bounds float8[] := @extschema@._feature_bounds(d);
+BEGIN
+    PERFORM @extschema@._policy_keys('pd', policy, keys,
+        CASE WHEN policy ? 'epsilon0' THEN ARRAY['k', 'gamma', 'records'] ELSE ARRAY['k', 'gamma'] END);
+    IF coalesce(jsonb_typeof(policy -> 'include_failed'), 'boolean') <> 'boolean'
+       OR coalesce(jsonb_typeof(policy -> 'model'), 'string') <> 'string'
+       OR coalesce(jsonb_typeof(policy -> 'resample'), 'string') <> 'string'
+       OR coalesce(jsonb_typeof(policy -> 'test'), 'string') <> 'string' THEN
+        RAISE EXCEPTION 'the pd policy''s model, resample and test are strings, include_failed true or false'
+            USING ERRCODE = '22023';
+    END IF;
+    p := jsonb_strip_nulls(jsonb_build_object(
+        'k', @extschema@._policy_count('pd', policy, 'k'),
+        'gamma', @extschema@._policy_number('pd', policy, 'gamma'),
+        'bins', coalesce(@extschema@._policy_count('pd', policy, 'bins'), 30),
+        'model', coalesce(policy ->> 'model', 'marginals'),
+        'omega', @extschema@._policy_count('pd', policy, 'omega'),
+        'resample', coalesce(policy ->> 'resample', 'random'),
+        'test', coalesce(policy ->> 'test', 'record'),
+        'epsilon0', @extschema@._policy_number('pd', policy, 'epsilon0'),
+        't', @extschema@._policy_count('pd', policy, 't'),
+        'target_delta', @extschema@._policy_number('pd', policy, 'target_delta'),
+        'model_epsilon', @extschema@._policy_number('pd', policy, 'model_epsilon'),
+        'alpha', coalesce(@extschema@._policy_number('pd', policy, 'alpha'), 1),
+        'split', coalesce(@extschema@._policy_number('pd', policy, 'split'), 0),
+        'max_attempts', @extschema@._policy_count('pd', policy, 'max_attempts'),
+        'records', @extschema@._policy_count('pd', policy, 'records'),
+        'include_failed', coalesce((policy -> 'include_failed')::boolean, false)));
+    IF d.task_column IS NULL OR d.features_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no task or features column', d.name USING ERRCODE = '22023',
+            HINT = 'A curator registers it with task_column and features_column (and window_column).';
+    END IF;
+    IF bounds IS NULL THEN  -- bins over the data's range are a non-private choice: curators only
+        RAISE EXCEPTION 'dataset "%" has no public feature bounds', d.name USING ERRCODE = '22023',
+            HINT = 'Register bounds => ''{"features": [[lower, upper], ...]}'', one row per feature.';
+    END IF;
+    PERFORM @extschema@._pd_cost(p, bounds);  -- validates (22023)
+    RETURN p;
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_pd(@extschema@.datasets, jsonb) IS
+    'Internal: validates a pd release policy. Privacy: parameters only.';
+
+-- What a release with a policy costs: pd_release_cost with the policy's public records per task.
+CREATE FUNCTION @extschema@._pd_cost(p jsonb, bounds float8[]) RETURNS @extschema@.release_cost
+    LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+           c.parameters || jsonb_strip_nulls(jsonb_build_object('records', (p ->> 'records')::int8))
+    FROM @extschema@.pd_release_cost(
+        (p ->> 'k')::int4, (p ->> 'gamma')::float8, array_length(bounds, 1), coalesce((p ->> 'records')::int8, 1),
+        (p ->> 'bins')::int4, p ->> 'model', (p ->> 'omega')::int4, p ->> 'resample', p ->> 'test',
+        (p ->> 'epsilon0')::float8, (p ->> 't')::int4, (p ->> 'target_delta')::float8,
+        (p ->> 'model_epsilon')::float8, (p ->> 'alpha')::float8, (p ->> 'split')::float8, bounds,
+        (p ->> 'max_attempts')::int4) c
+$$;
+COMMENT ON FUNCTION @extschema@._pd_cost(jsonb, float8[]) IS
+    'Internal: the cost of a pd release under a policy. Privacy: pure arithmetic.';
+
+CREATE FUNCTION @extschema@._plan_pd_release(
+        caller regrole, dataset text, k int, gamma float8, bins int, model text, omega int, resample text, test text,
+        epsilon0 float8, t int, target_delta float8, model_epsilon float8, alpha float8, split float8,
+        bounds float8[], max_attempts int, include_failed boolean)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    -- Any budget opens the dataset: the charge then takes the kind the release is bought with (dp, or record-dp
+    -- for record-level epsilon).
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, NULL);
+    p jsonb := @extschema@._release_policy(d, 'pd');
+    public_bounds float8[] := @extschema@._feature_bounds(d);
+    c @extschema@.release_cost;
+    plan @extschema@._release_plan;
+BEGIN
+    PERFORM @extschema@._fixed(d, 'pd', 'k', p -> 'k', to_jsonb(k)),
+            @extschema@._fixed(d, 'pd', 'gamma', p -> 'gamma', to_jsonb(gamma)),
+            @extschema@._fixed(d, 'pd', 'bins', p -> 'bins', to_jsonb(bins)),
+            @extschema@._fixed(d, 'pd', 'model', p -> 'model', to_jsonb(model)),
+            @extschema@._fixed(d, 'pd', 'omega', p -> 'omega', to_jsonb(omega)),
+            @extschema@._fixed(d, 'pd', 'resample', p -> 'resample', to_jsonb(resample)),
+            @extschema@._fixed(d, 'pd', 'test', p -> 'test', to_jsonb(test)),
+            @extschema@._fixed(d, 'pd', 'epsilon0', p -> 'epsilon0', to_jsonb(epsilon0)),
+            @extschema@._fixed(d, 'pd', 't', p -> 't', to_jsonb(t)),
+            @extschema@._fixed(d, 'pd', 'target_delta', p -> 'target_delta', to_jsonb(target_delta)),
+            @extschema@._fixed(d, 'pd', 'model_epsilon', p -> 'model_epsilon', to_jsonb(model_epsilon)),
+            @extschema@._fixed(d, 'pd', 'alpha', p -> 'alpha', to_jsonb(alpha)),
+            @extschema@._fixed(d, 'pd', 'split', p -> 'split', to_jsonb(split)),
+            @extschema@._fixed(d, 'pd', 'bounds', to_jsonb(public_bounds), to_jsonb(bounds)),
+            @extschema@._fixed(d, 'pd', 'max_attempts', p -> 'max_attempts', to_jsonb(max_attempts)),
+            @extschema@._fixed(d, 'pd', 'include_failed', p -> 'include_failed', to_jsonb(include_failed));
+    c := @extschema@._pd_cost(p, public_bounds);
+    plan := ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+                c.parameters,
+                format('SELECT * FROM @extschema@.pd_synthesize(%L::regclass, %L::int4, %L::float8, %L::int4, %L, '
+                       '%L::int4, %L, %L, %L::float8, %L::int4, %L::float8, %L::float8, %L::float8, %L::float8, '
+                       '%L::float8[], %L::int4, %L::boolean, NULL, %L::int4, %L, %L, %L, %L, $18)',
+                       d.relation::text, p ->> 'k', p ->> 'gamma', p ->> 'bins', p ->> 'model', p ->> 'omega',
+                       p ->> 'resample', p ->> 'test', p ->> 'epsilon0', p ->> 't', p ->> 'target_delta',
+                       p ->> 'model_epsilon', p ->> 'alpha', p ->> 'split', public_bounds, p ->> 'max_attempts',
+                       p ->> 'include_failed', p ->> 'records', d.participant_column, d.task_column,
+                       d.window_column, d.features_column),
+                NULL, NULL, NULL);
+    IF p ? 'epsilon0' THEN  -- the randomized test: DP, composes; a new release each time
+        RETURN plan;
+    END IF;
+    RETURN @extschema@._served_once(plan, d, 'pd');
+END $$;
+COMMENT ON FUNCTION @extschema@._plan_pd_release(regrole, text, int, float8, int, text, int, text, text, float8, int,
+                                                float8, float8, float8, float8, float8[], int, boolean) IS
+    'Internal: the plan of pd_release. Privacy: its cost depends on the policy and public bounds only.';

@@ -1,6 +1,6 @@
-// SQL functions of plausible-deniability synthesis over feature windows: pd_synthesize (curator, a source
-// relation), _pd_synthesize (behind the analyst's pd_release, a registered dataset's columns), the cost
-// preview pd_release_cost, and the pure helpers pd_band and pd_randomized_privacy.
+// SQL functions of plausible-deniability synthesis over feature windows: pd_synthesize (a source relation
+// with the caller's rights; the analyst's pd_release runs it as the dataset's owner), the cost preview
+// pd_release_cost, and the pure helpers pd_band and pd_randomized_privacy.
 //
 // Order of work in a release: parameters are checked (22023) before any row is read; the rows are read;
 // the ReleaseCost is computed once from the parameters and the size of the largest task, and charged to
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/common/errors.hpp"
@@ -68,6 +69,10 @@ struct PdArgs {
     int max_attempts;
     bool include_failed;
     const char* dataset; // nullptr: nothing is charged
+    bool has_records;    // the public bound of a task's records
+    std::int64_t records;
+    const unsigned char* secret; // nullptr: the backend's generator
+    std::size_t secret_size;
 };
 
 // bounds: a two-dimensional float8 array with one [lower, upper] row per feature.
@@ -86,7 +91,8 @@ void read_bounds(FunctionCallInfo fcinfo, int i, PdArgs& a) {
     a.bounds_count = static_cast<std::size_t>(ARR_DIMS(array)[0]) * 2;
 }
 
-// Reads k and gamma at `k_at`, the rest (bins ... max_attempts[, include_failed, dataset]) from `bins_at`.
+// Reads k and gamma at `k_at`, the rest (bins ... max_attempts[, include_failed, dataset, records, the four
+// column names, secret]) from `bins_at`.
 PdArgs read_args(FunctionCallInfo fcinfo, int k_at, int bins_at, bool release) {
     PdArgs a{};
     pg::require_not_null(fcinfo, k_at, "k");
@@ -123,6 +129,13 @@ PdArgs read_args(FunctionCallInfo fcinfo, int k_at, int bins_at, bool release) {
         pg::require_not_null(fcinfo, b + 13, "include_failed");
         a.include_failed = PG_GETARG_BOOL(b + 13);
         a.dataset = PG_ARGISNULL(b + 14) ? nullptr : pg::text_arg(fcinfo, b + 14);
+        a.has_records = !PG_ARGISNULL(b + 15);
+        a.records = a.has_records ? PG_GETARG_INT32(b + 15) : 0;
+        if (!PG_ARGISNULL(b + 20)) {
+            const bytea* secret = PG_GETARG_BYTEA_PP(b + 20);
+            a.secret = reinterpret_cast<const unsigned char*>(VARDATA_ANY(secret));
+            a.secret_size = VARSIZE_ANY_EXHDR(secret);
+        }
     }
     return a;
 }
@@ -153,6 +166,8 @@ pd::SynthesisParams to_params(const PdArgs& a) {
         p.bounds.assign(a.bounds, a.bounds + a.bounds_count);
     if (a.has_max_attempts)
         p.max_attempts = a.max_attempts;
+    if (a.has_records)
+        p.records = a.records;
     p.include_failed = a.include_failed;
     return p;
 }
@@ -195,8 +210,10 @@ SynthesisResult run(const PdArgs& a, const pg::FeatureSource& src, const Prepare
     r.attempts = static_cast<std::int32_t*>(pg::palloc_or_throw(src.rows * sizeof(std::int32_t)));
     r.features = static_cast<double*>(pg::palloc_or_throw(src.rows * src.features * sizeof(double)));
     pd::SynthesisOutput out{r.source_row, r.attempts, r.features, 0};
-    pd::synthesize({src.rows, src.features, src.values, in.participant, in.task}, params, pg::backend_rng(),
-                   core::CancelCheck(pg::interrupt_pending), out);
+    std::optional<core::Rng> keyed;
+    pd::synthesize({src.rows, src.features, src.values, in.participant, in.task}, params,
+                   pg::release_rng(keyed, a.secret, a.secret_size), core::CancelCheck(pg::interrupt_pending),
+                   out);
     r.rows = out.count;
     return r;
 }
@@ -250,8 +267,8 @@ Datum synthesize_rows(FunctionCallInfo fcinfo, Oid relation, const char* partici
                       const char* task_column, const char* window_column, const char* features_column,
                       const PdArgs& a) {
     check_params(a); // 22023 before any row is read
-    const pg::FeatureSource src =
-        pg::read_feature_source(relation, participant_column, task_column, window_column, features_column);
+    const pg::FeatureSource src = pg::read_feature_source(
+        relation, participant_column, task_column, window_column, features_column, a.secret != nullptr);
     if (src.rows == 0)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("the source has no usable rows (features not NULL, finite, non-empty)")));
@@ -296,28 +313,17 @@ std::int64_t band_of(double probability, double gamma) {
 } // namespace
 
 // pd_synthesize(source regclass, k, gamma, bins, model, omega, resample, test, epsilon0, t, target_delta,
-//               model_epsilon, alpha, split, bounds, max_attempts, include_failed, dataset)
+//               model_epsilon, alpha, split, bounds, max_attempts, include_failed, dataset, records,
+//               participant_column, task_column, window_column, features_column, secret)
 GAZEPRIV_FUNCTION(pd_synthesize) {
-    pg::require_not_null(fcinfo, 0, "source");
+    for (int i : {0, 19, 20, 22})
+        pg::require_not_null(fcinfo, i, i == 0 ? "source" : "the participant, task and features columns");
     const Oid relation = PG_GETARG_OID(0);
+    const char* participant = NameStr(*PG_GETARG_NAME(19));
+    const char* task = NameStr(*PG_GETARG_NAME(20));
+    const char* window = PG_ARGISNULL(21) ? nullptr : NameStr(*PG_GETARG_NAME(21));
+    const char* features = NameStr(*PG_GETARG_NAME(22));
     const PdArgs a = read_args(fcinfo, 1, 3, true);
-    return synthesize_rows(fcinfo, relation, "participant", "task", "window", "features", a);
-}
-
-// _pd_synthesize(relation, participant_column, task_column, window_column, features_column, k, gamma, bins,
-//                ..., include_failed, dataset): pd_release's reader of a registered dataset.
-GAZEPRIV_FUNCTION(_pd_synthesize) {
-    for (int i : {0, 1, 2, 4})
-        pg::require_not_null(fcinfo, i,
-                             "the dataset's relation and its participant, task and features columns");
-    const Oid relation = PG_GETARG_OID(0);
-    const char* participant = NameStr(*PG_GETARG_NAME(1));
-    const char* task = NameStr(*PG_GETARG_NAME(2));
-    const char* window = PG_ARGISNULL(3) ? nullptr : NameStr(*PG_GETARG_NAME(3));
-    const char* features = NameStr(*PG_GETARG_NAME(4));
-    const PdArgs a = read_args(fcinfo, 5, 7, true);
-    if (a.dataset == nullptr)
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("dataset must not be NULL")));
     return synthesize_rows(fcinfo, relation, participant, task, window, features, a);
 }
 

@@ -108,13 +108,13 @@ bool finite_float(Datum d, bool isnull, double* out) {
 } // namespace
 
 FeatureSource read_feature_source(Oid relation, const char* participant_column, const char* task_column,
-                                  const char* window_column, const char* features_column) {
+                                  const char* window_column, const char* features_column, bool ordered) {
     const MemoryContext outer = CurrentMemoryContext;
     const char* query = psprintf(
-        "SELECT %s::text, %s::text, %s, %s::float8[] FROM %s", quote_identifier(participant_column),
+        "SELECT %s::text, %s::text, %s, %s::float8[] FROM %s%s", quote_identifier(participant_column),
         quote_identifier(task_column),
         window_column != nullptr ? psprintf("%s::int4", quote_identifier(window_column)) : "NULL::int4",
-        quote_identifier(features_column), relation_name(relation));
+        quote_identifier(features_column), relation_name(relation), ordered ? " ORDER BY 1, 2, 3" : "");
     FeatureSource s;
     std::size_t row_capacity = 0, value_capacity = 0, window_capacity = 0, null_capacity = 0,
                 task_capacity = 0;

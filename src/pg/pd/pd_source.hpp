@@ -24,9 +24,10 @@ struct FeatureSource {
     std::int32_t* window = nullptr;
     bool* window_null = nullptr;
 };
-// window_column may be nullptr (every window NULL).
+// window_column may be nullptr (every window NULL). ordered: rows come sorted by participant, task and window
+// (a release drawn from a secret needs the same rows in the same order to give the same release).
 FeatureSource read_feature_source(Oid relation, const char* participant_column, const char* task_column,
-                                  const char* window_column, const char* features_column);
+                                  const char* window_column, const char* features_column, bool ordered);
 
 // Fixations (participant, task, fixation, mu_x, mu_y, sigma_x, sigma_y, samples). Rows with a NULL or
 // non-finite parameter, sigma <= 0 or samples < 1 are dropped; a NULL participant or task is an error.
