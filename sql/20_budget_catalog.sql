@@ -6,7 +6,7 @@ GRANT SELECT ON budget_gaze TO PUBLIC;  -- registration must take this away
 SELECT gazepriv.register_dataset('gaze', 'budget_gaze', 'participant', stimulus_column => 'stimulus',
                                  time_column => 't_ms', x_column => 'x', y_column => 'y', observers => 20,
                                  bounds => '{"x": [0, 500], "y": [0, 400]}', description => 'test gaze');
-SELECT name, relation, participant_column, stimulus_column, x_column, observers, bounds, registered_by
+SELECT name, relation, owner, participant_column, stimulus_column, x_column, observers, bounds, registered_by
 FROM gazepriv.datasets;
 SELECT has_table_privilege('public', 'budget_gaze', 'SELECT') AS public_can_read_raw,
        has_table_privilege('gazepriv_analyst', 'budget_gaze', 'SELECT') AS analysts_can_read_raw;
@@ -15,7 +15,7 @@ CREATE ROLE budget_alice NOLOGIN IN ROLE gazepriv_analyst;
 CREATE ROLE budget_bob NOLOGIN IN ROLE gazepriv_analyst;
 SELECT gazepriv.grant_budget('gaze', 'budget_alice', 1.0, 1e-5, accounting => 'basic');
 SELECT gazepriv.grant_budget('gaze', 'budget_bob', 2.0, 1e-6);   -- zcdp by default
-SELECT dataset, role, accounting, epsilon_limit, delta_limit, epsilon_remaining, delta_remaining, releases, revoked
+SELECT dataset, role, kind, accounting, epsilon_limit, delta_limit, epsilon_remaining, delta_remaining, releases, revoked
 FROM gazepriv.budget_status ORDER BY role::text;
 -- Granting again changes the limits (spending is never refunded: see 21_budget_charging).
 SELECT gazepriv.grant_budget('gaze', 'budget_bob', 3.0, 1e-6, accounting => 'zcdp');
@@ -29,6 +29,7 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.register_dataset('x', 'budget_gaze', 'participant', observers => 0)$$,
     $$SELECT gazepriv.register_dataset('x', 'budget_gaze', 'participant', bounds => '[1, 2]')$$,
     $$SELECT gazepriv.register_dataset('', 'budget_gaze', 'participant')$$,
+    $$SELECT gazepriv.register_dataset(repeat('x', 256), 'budget_gaze', 'participant')$$,
     $$SELECT gazepriv.register_dataset('gaze', 'budget_gaze', 'participant')$$,
     $$SELECT gazepriv.grant_budget('no_such_dataset', 'budget_alice', 1, 1e-5)$$,
     $$SELECT gazepriv.grant_budget('gaze', 'no_such_role', 1, 1e-5)$$,
@@ -39,7 +40,9 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.grant_budget('gaze', 'budget_alice', 1, 'NaN')$$,
     $$SELECT gazepriv.grant_budget('gaze', 'budget_alice', 1, 1e-5, accounting => 'renyi')$$,
     $$SELECT gazepriv.grant_budget('gaze', 'budget_alice', 1, 0, accounting => 'zcdp')$$,
-    $$SELECT gazepriv.revoke_budget('gaze', 'postgres')$$]) q;
+    $$SELECT gazepriv.grant_budget('gaze', 'budget_alice', 1, 0, accounting => 'basic', kind => 'k-anonymity')$$,
+    $$SELECT gazepriv.revoke_budget('gaze', 'postgres')$$,
+    $$SELECT gazepriv.revoke_budget('gaze', 'budget_alice', kind => 'w-event')$$]) q;
 SELECT count(*) AS datasets FROM gazepriv.datasets;
 
 -- pg_dump keeps the catalog: the tables and the ledger's sequence are extension configuration.

@@ -36,10 +36,16 @@ SELECT gazepriv.revoke_budget('gaze', 'budget_bob');
 SET ROLE budget_bob;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.release_count('gaze', 0.5)$$,
-    $$SELECT gazepriv.release_count('nope', 0.5)$$,
+    $$SELECT gazepriv.release_count('nope', 0.5)$$]) q;
+RESET ROLE;
+-- Bad arguments are refused before anything is charged (the budget is checked first: one answer for unknown
+-- datasets and missing budgets).
+SET ROLE budget_alice;
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.release_count('gaze', 0)$$,
     $$SELECT gazepriv.release_count('gaze', 'NaN')$$,
-    $$SELECT gazepriv.release_count('gaze', 'Infinity')$$]) q;
+    $$SELECT gazepriv.release_count('gaze', 'Infinity')$$,
+    $$SELECT gazepriv.release_count('budget_gaze', 1)$$]) q;
 RESET ROLE;
 CREATE ROLE budget_carol NOLOGIN IN ROLE gazepriv_analyst;
 SET ROLE budget_carol;
@@ -69,30 +75,39 @@ SET application_name = 'citus_internal gpid=10000000001';
 SELECT gazepriv_test.error_of($$SELECT gazepriv.charge_budget('gaze', 'test', 0.1)$$);
 RESET application_name;
 
--- Curators charge releases made by other means; amounts are validated.
+-- Curators charge releases made by other means on datasets they own; amounts are validated.
 CREATE ROLE budget_curator NOLOGIN IN ROLE gazepriv_curator;
-SELECT gazepriv.grant_budget('gaze', 'budget_curator', 12, 1e-5, accounting => 'zcdp');
+CREATE TABLE curated_gaze (participant text);
+ALTER TABLE curated_gaze OWNER TO budget_curator;
 SET ROLE budget_curator;
+SELECT gazepriv.register_dataset('curated', 'curated_gaze', 'participant');
+SELECT gazepriv.grant_budget('curated', 'budget_curator', 12, 1e-5, accounting => 'zcdp');
+SELECT gazepriv_test.error_of($$SELECT gazepriv.charge_budget('gaze', 'test', 0.1)$$) AS not_its_dataset;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
-    $$SELECT gazepriv.charge_budget('gaze', 'test', -1)$$,
-    $$SELECT gazepriv.charge_budget('gaze', 'test', 'NaN')$$,
-    $$SELECT gazepriv.charge_budget('gaze', 'test', 1, 1)$$,
-    $$SELECT gazepriv.charge_budget('gaze', 'test', 1, rho => -2)$$,
-    $$SELECT gazepriv.charge_budget('gaze', 'test', 1, guarantee => 'vibes')$$,
+    $$SELECT gazepriv.charge_budget('curated', 'test', -1)$$,
+    $$SELECT gazepriv.charge_budget('curated', 'test', 'NaN')$$,
+    $$SELECT gazepriv.charge_budget('curated', 'test', 1, 1)$$,
+    $$SELECT gazepriv.charge_budget('curated', 'test', 1, rho => -2)$$,
+    $$SELECT gazepriv.charge_budget('curated', 'test', 1, guarantee => 'vibes')$$,
+    $$SELECT gazepriv.charge_budget('curated', 'stream', 1, guarantee => 'w-event')$$,
     $$SELECT gazepriv.charge_budget(NULL, 'test', 1)$$,
-    $$SELECT gazepriv.charge_budget(repeat('x', 300), 'test', 1)$$,
-    $$SELECT gazepriv.charge_budget('gaze', 'test', 1, parameters => jsonb_build_object('x', repeat('y', 5000)))$$]) q;
+    $$SELECT gazepriv.charge_budget('curated', repeat('x', 300), 1)$$,
+    $$SELECT gazepriv.charge_budget('curated', 'test', 1, parameters => jsonb_build_object('x', repeat('y', 5000)))$$]) q;
 -- The worked example: 100 Gaussian releases, each (1, 1e-5)-DP by Dwork-Roth calibration (rho = 0.0213),
 -- all fit in epsilon 12 under zCDP (about 11.15), where basic composition would allow 12.
-SELECT count(gazepriv.charge_budget('gaze', 'gaussian', 1, 1e-5,
+SELECT count(gazepriv.charge_budget('curated', 'gaussian', 1, 1e-5,
                                     rho => gazepriv.zcdp_rho(1, sqrt(2 * ln(1.25e5))))) AS charged
 FROM generate_series(1, 100);
 SELECT basic_epsilon_spent, basic_delta_spent, round(zcdp_rho_spent, 4) AS rho,
        round(zcdp_epsilon_spent::numeric, 2) AS zcdp_epsilon, round(epsilon_remaining::numeric, 2) AS remaining
 FROM gazepriv.budget_status WHERE role = 'budget_curator'::regrole;
 -- k-anonymity and plausible-deniability releases are logged and spend nothing.
-SELECT gazepriv.charge_budget('gaze', 'k_same_select', 0, guarantee => 'k-anonymity',
+SELECT gazepriv.charge_budget('curated', 'k_same_select', 0, guarantee => 'k-anonymity',
                               parameters => '{"k": 4}') > 0 AS logged;
+-- A curator reads the catalog rows of its own datasets only.
+SELECT dataset, count(*) AS ledger_rows FROM gazepriv.ledger GROUP BY dataset;
+SELECT name FROM gazepriv.datasets;
+SELECT DISTINCT dataset FROM gazepriv.budget_status;
 RESET ROLE;
 SELECT mechanism, parameters, epsilon, delta, guarantee, non_private FROM gazepriv.ledger
 WHERE role = 'budget_curator'::regrole AND mechanism <> 'gaussian';

@@ -1,26 +1,40 @@
--- Every releasing function that takes a dataset charges the caller's budget before it draws noise.
+-- Every releasing function that takes a dataset charges a budget before it draws noise: analyst releases the
+-- role whose privileges run them, with what defines the guarantee from the owner's release policy; releases
+-- from raw data (dataset => ...) their caller, on a dataset it owns.
 SET gazepriv.seed = 13;
 CREATE ROLE release_dana NOLOGIN IN ROLE gazepriv_analyst;
 SELECT gazepriv.grant_budget('gaze', 'release_dana', 10, 1e-5, accounting => 'basic');
 
--- Kaleido: a w-event guarantee (epsilon per window of w samples), logged as such.
+-- Kaleido: a w-event guarantee (epsilon per window of w samples), logged as such and bought only with a
+-- w-event budget; w and r are the policy's.
+SELECT gazepriv.set_release_policy('gaze', 'kaleido', '{"w": 30, "r": 20}');
+SELECT policy FROM gazepriv.release_policies WHERE dataset = 'gaze' AND mechanism = 'kaleido';
+SET ROLE release_dana;
+SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1)$$) AS dp_budget_only;
+RESET ROLE;
+SELECT gazepriv.grant_budget('gaze', 'release_dana', 10, 0, accounting => 'basic', kind => 'w-event');
 SET ROLE release_dana;
 SELECT count(*) AS samples, count(*) FILTER (WHERE published) AS releases, max(epsilon_spent) <= 1 AS within_window
-FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1, w => 30, r => 20);
+FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1);
+SELECT count(*) AS samples_with_the_policys_values
+FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1, w => 30, r => 20, t_skip => 50);
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
-    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 0, 30, 20)$$,
-    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 1, 0, 20)$$,
-    $$SELECT * FROM gazepriv.release_kaleido('nope', 'p3', 1, 30, 20)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 0)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 1, 1, 20)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 1, 30, 1e-6)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 1, max_tests => 1)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('gaze', NULL, 1)$$,
+    $$SELECT * FROM gazepriv.release_kaleido('nope', 'p3', 1)$$,
     $$SELECT * FROM gazepriv.kaleido(ARRAY[1, 2], ARRAY[0, 0], ARRAY[0, 0], 1, 30, 20, dataset => 'gaze')$$]) q;
 RESET ROLE;
--- A curator releasing from raw data charges the dataset named in the call.
-SELECT gazepriv.grant_budget('gaze', 'postgres', 10, 0, accounting => 'basic');
+-- A curator releasing from raw data charges the dataset named in the call (one it owns).
+SELECT gazepriv.grant_budget('gaze', 'postgres', 10, 0, accounting => 'basic', kind => 'w-event');
 SELECT count(*) AS samples FROM gazepriv.kaleido(ARRAY[0, 10, 20], ARRAY[0, 1, 2], ARRAY[0, 1, 2], 2, 30, 20,
                                                 dataset => 'gaze');
 SELECT role, mechanism, epsilon, guarantee, parameters ->> 'w' AS w, parameters ->> 'r' AS r
 FROM gazepriv.ledger WHERE mechanism = 'kaleido' ORDER BY id;
-SELECT role, basic_epsilon_spent, releases FROM gazepriv.budget_status
-WHERE role IN ('release_dana'::regrole, 'postgres'::regrole) ORDER BY role::text;
+SELECT role, kind, basic_epsilon_spent, releases FROM gazepriv.budget_status
+WHERE role IN ('release_dana'::regrole, 'postgres'::regrole) ORDER BY role::text, kind;
 -- A live feed records its standing guarantee once, at attach time.
 CREATE TABLE release_live (device text, t_ms float8, x float8, y float8);
 SELECT gazepriv.kaleido_attach('release_live', 'release_live_out', 'device', 1, 30, 20, dataset => 'gaze');
@@ -34,8 +48,9 @@ ORDER BY (p.oid::regprocedure)::text;
 RESET gazepriv.seed;
 
 -- Heatmaps: dp_heatmap charges spec.dataset once per released group, before the group's noise; analysts use
--- release_heatmap, which forces the dataset and its registered n.
+-- release_heatmap, which forces the dataset, its registered n and the policy's cap.
 SET gazepriv.seed = 13;
+SELECT gazepriv.set_release_policy('gaze', 'heatmap', '{"cap": 2}');
 SELECT gazepriv.grant_budget('gaze', 'postgres', 10, 1e-3, accounting => 'basic');
 SELECT stimulus, (h).n, round((h).epsilon::numeric, 2) AS epsilon
 FROM (SELECT stimulus, gazepriv.dp_heatmap(participant, x, y,
@@ -45,8 +60,8 @@ FROM (SELECT stimulus, gazepriv.dp_heatmap(participant, x, y,
 SELECT count(*) AS heatmap_charges, sum(epsilon) AS epsilon, sum(delta) AS delta, min(rho) > 0 AS rho_recorded
 FROM gazepriv.ledger WHERE mechanism = 'dp_heatmap' AND role = 'postgres'::regrole;
 SET ROLE release_dana;
-SELECT (h).width, (h).cell_size, (h).n AS registered_n, (h).epsilon, cardinality((h).values) AS cells
-FROM (SELECT gazepriv.release_heatmap('gaze', 1, gazepriv.heatmap_spec(500, 400, 1, 1e-6, cell_size => 100,
+SELECT (h).width, (h).cell_size, (h).n AS registered_n, (h).cap AS policy_cap, (h).epsilon, cardinality((h).values) AS cells
+FROM (SELECT gazepriv.release_heatmap('gaze', 1, gazepriv.heatmap_spec(500, 400, 1, 1e-6, cap => 50, cell_size => 100,
                                                                        observers => 1000, dataset => 'elsewhere')) AS h) s;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.release_heatmap('gaze', 1, gazepriv.heatmap_spec(500, 400, 100, 1e-6))$$,
@@ -54,8 +69,8 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.release_heatmap('nope', 1, gazepriv.heatmap_spec(500, 400, 1))$$,
     $$SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(5, 4, 1)) FROM budget_gaze$$]) q;
 RESET ROLE;
-SELECT role, mechanism, epsilon, parameters ->> 'dataset' AS dataset FROM gazepriv.ledger
-WHERE mechanism = 'dp_heatmap' AND role = 'release_dana'::regrole;
+SELECT role, mechanism, epsilon, dataset, parameters ->> 'cap' AS cap, parameters ->> 'stimulus' AS stimulus
+FROM gazepriv.ledger WHERE mechanism = 'dp_heatmap' AND role = 'release_dana'::regrole;
 -- privatize charges too.
 SELECT (gazepriv.privatize(m, gazepriv.heatmap_spec(500, 400, 0.25, 1e-6, cell_size => 100, dataset => 'gaze'))).n
 FROM (SELECT gazepriv.gaze_map(participant, x, y, 500, 400, 1, 100) AS m FROM budget_gaze) s;
@@ -87,10 +102,16 @@ SELECT gazepriv.register_dataset('windows', 'release_windows', 'participant', ta
                                  window_column => 'window', features_column => 'features',
                                  bounds => '{"features": [[0, 1], [0, 1], [0, 10]], "length": 20}');
 SELECT gazepriv.grant_budget('windows', 'postgres', 100, 0, accounting => 'basic');
+SELECT gazepriv.grant_budget('windows', 'postgres', 100, 0, accounting => 'basic', kind => 'record-dp');
 SELECT gazepriv.grant_budget('windows', 'release_dana', 100, 0, accounting => 'basic');
--- 3 features x 2 recordings x ceil(20 / 8) = 3 chunks: participant-level epsilon = 0.1 x 3 x 6 = 1.8.
+SELECT gazepriv.set_release_policy('windows', 'series', '{"methods": ["fpa", "cfpa"], "recordings": ["read", "walk"]}');
+SELECT policy FROM gazepriv.release_policies WHERE dataset = 'windows';
+-- 3 features x 2 recordings x ceil(20 / 8) = 3 chunks: participant-level epsilon = 0.1 x 3 x 6 = 1.8, from the
+-- data's shape or from the public one alike.
 SELECT total_epsilon, paper_epsilon, guarantee FROM gazepriv.release_series_cost(
     'release_windows', 'cfpa', 0.1, chunk => 8, bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20);
+SELECT total_epsilon, paper_epsilon, guarantee
+FROM gazepriv.series_public_cost('cfpa', 0.1, NULL, 8, ARRAY[[0, 1], [0, 1], [0, 10]], 20, 2);
 SELECT count(*) AS signals FROM gazepriv.release_series('release_windows', 'cfpa', 0.1, chunk => 8,
     bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20, dataset => 'windows');
 SELECT count(*) AS signals_chunk_semantics FROM gazepriv.release_series('release_windows', 'cfpa', 0.1, chunk => 8,
@@ -101,6 +122,8 @@ FROM gazepriv.release_feature_series('windows', 'cfpa', 0.1, chunk => 8);
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT count(*) FROM gazepriv.release_feature_series('gaze', 'fpa', 0.1)$$,
     $$SELECT count(*) FROM gazepriv.release_feature_series('windows', 'fpa', 0)$$,
+    $$SELECT count(*) FROM gazepriv.release_feature_series('windows', 'lpa', 0.1)$$,
+    $$SELECT count(*) FROM gazepriv.release_feature_series('windows', 'fpa', 0.1, length => 2)$$,
     $$SELECT count(*) FROM gazepriv.release_series('release_windows', 'fpa', 0.1, bounds => ARRAY[0, 1], length => 20,
                                                    dataset => 'windows')$$]) q;
 RESET ROLE;

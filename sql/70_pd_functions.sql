@@ -79,8 +79,10 @@ SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.proisstr
 FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname LIKE '%pd\_%'
 ORDER BY (p.oid::regprocedure)::text;
--- Who may call what: analysts release only through pd_release; the internal reader is not PUBLIC's.
+-- Who may call what: analysts release only through pd_release; its plan is not PUBLIC's; pd_synthesize reads
+-- with its caller's rights.
 SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE') AS public,
        has_function_privilege('gazepriv_analyst', p.oid, 'EXECUTE') AS analyst
-FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace AND p.proname IN ('pd_release', '_pd_synthesize')
+FROM pg_proc p WHERE p.pronamespace = 'gazepriv'::regnamespace
+  AND p.proname IN ('pd_release', '_plan_pd_release', 'pd_synthesize')
 ORDER BY 1;

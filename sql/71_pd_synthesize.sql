@@ -119,5 +119,5 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.pd_synthesize('pd_windows', 2, 2, include_failed => NULL)$$,
     $$SELECT * FROM gazepriv.pd_synthesize('pd_windows', 2, 2, max_attempts => 2000000)$$]) q;
 SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.pd_synthesize('pd_windows', 2, 2, dataset => 'nowhere')$$)
-    LIKE 'PB002%' AS unknown_dataset_is_not_charged;
+    LIKE '22023%' AS unknown_dataset_is_not_charged;
 RESET gazepriv.seed;

@@ -26,7 +26,7 @@ BEGIN
 END $$;
 
 CREATE TABLE @extschema@.datasets (
-    name text PRIMARY KEY CHECK (name <> ''),
+    name text PRIMARY KEY CHECK (name <> '' AND octet_length(name) < 256),
     relation regclass NOT NULL,
     participant_column name NOT NULL,
     stimulus_column name,
@@ -141,7 +141,7 @@ COMMENT ON TABLE @extschema@.release_policies IS
 -- Each row is one release with its result as rows (a jsonb array of objects), so that every release made
 -- through the budget can be kept here later, re-read for free.
 CREATE TABLE @extschema@.releases (
-    ledger_id bigint PRIMARY KEY REFERENCES @extschema@.ledger (id),
+    ledger_id bigint PRIMARY KEY,  -- the ledger row that charged it (no foreign key: the ledger is append-only)
     dataset text NOT NULL,
     mechanism text NOT NULL,
     role regrole NOT NULL,
@@ -434,8 +434,8 @@ DECLARE
     col name;
     rel record;
 BEGIN
-    IF name IS NULL OR name = '' THEN
-        RAISE EXCEPTION 'dataset name must not be empty' USING ERRCODE = '22023';
+    IF name IS NULL OR name = '' OR octet_length(name) > 255 THEN
+        RAISE EXCEPTION 'a dataset name must have 1 to 255 bytes' USING ERRCODE = '22023';
     END IF;
     IF relation IS NULL OR participant_column IS NULL THEN
         RAISE EXCEPTION 'relation and participant_column are required' USING ERRCODE = '22023';

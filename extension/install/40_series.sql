@@ -80,10 +80,12 @@ CREATE FUNCTION @extschema@.release_series(source regclass, method text, epsilon
                                            chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',
                                            bounds float8[] DEFAULT NULL, length int DEFAULT NULL,
                                            chunk_semantics text DEFAULT 'participant',
-                                           participant_column name DEFAULT 'participant', dataset text DEFAULT NULL)
+                                           participant_column name DEFAULT 'participant', dataset text DEFAULT NULL,
+                                           recordings text[] DEFAULT NULL)
     RETURNS TABLE (participant text, recording text, feature text, series float8[])
     AS 'MODULE_PATHNAME', 'gazepriv_release_series' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int, text, float8[], int, text, name, text) IS
+COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int, text, float8[], int, text, name, text,
+                                              text[]) IS
     'Releases every participant''s feature signals perturbed by lpa, fpa, cfpa or dcfpa (Bozkir et al. 2021), one row '
     'per participant, recording and feature with the whole released signal. Source columns: participant (or '
     'participant_column), optional recording or task, t or window (orders each signal), and either features (an '
@@ -94,9 +96,10 @@ COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int,
     'and dcfpa). Neighbours differ in one participant''s signals; the release costs epsilon x features x (sum over '
     'recordings of the chunks per signal) under that relation, or epsilon x features (the paper''s number) with '
     'chunk_semantics => ''chunk''; release_series_cost shows both. Non-private choices: empirical sensitivity, '
-    'length NULL. With dataset, charges release_series_cost''s total to the caller''s budget on it before any noise '
-    'is drawn (guarantee kind dp; record-dp under chunk semantics, which protect one chunk, not a participant); '
-    'without, charges nothing.';
+    'length NULL. recordings: only the rows of these recordings (tasks) are read. With dataset (one the caller '
+    'owns), charges release_series_cost''s total to the caller''s budget on it before any noise is drawn '
+    '(guarantee kind dp; record-dp under chunk semantics, which protect one chunk, not a participant); without, '
+    'charges nothing.';
 
 CREATE FUNCTION @extschema@.release_series_cost(source regclass, method text, epsilon float8, k int DEFAULT NULL,
                                                 chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',
@@ -160,57 +163,110 @@ COMMENT ON FUNCTION @extschema@.exponential_dp_cost(regclass, float8, text, text
     'paper''s claim epsilon x features, flagged non-private (no DP proof) with participant_epsilon NULL. '
     'Privacy: reads the data''s shape and ranges; releases no values; charges no budget.';
 
--- Analyst release ---------------------------------------------------------------------------------------
+-- Analyst release (src/pg/budget/analyst_release.cpp) ---------------------------------------------------
+
+CREATE FUNCTION @extschema@.series_public_cost(method text, epsilon float8, k int, chunk int, bounds float8[],
+                                               length int, recordings int)
+    RETURNS TABLE (mechanism text, guarantee text, epsilon float8, delta float8, rho float8,
+                   non_private_choices boolean, parameters jsonb, paper_epsilon float8, participant_epsilon float8,
+                   total_epsilon float8, total_delta float8)
+    AS 'MODULE_PATHNAME', 'gazepriv_series_public_cost' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.series_public_cost(text, float8, int, int, float8[], int, int) IS
+    'What release_series (strict clipped sensitivity, participant-level accounting) costs on any data of a public '
+    'shape: `recordings` recordings per participant, signals of the public `length`, one feature per [lower, upper] '
+    'row of bounds; the columns of release_series_cost. Analyst series releases are charged this from their '
+    'policy before any row is read. Privacy: pure calculation, reads no data.';
 
 CREATE FUNCTION @extschema@.release_feature_series(dataset text, method text, epsilon float8, k int DEFAULT NULL,
                                                    chunk int DEFAULT 64, length int DEFAULT NULL)
     RETURNS TABLE (participant text, recording text, feature text, series float8[])
-    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp AS $$
+    AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int) IS
+    'Analyst release: every participant''s feature signals of a registered dataset (columns task or recording, window '
+    'or t, features) released by release_series with a method the dataset''s series release policy allows, the '
+    'strict clipped sensitivity from the dataset''s public feature bounds, and the policy''s public length '
+    '(passing another is refused, 42501) and recordings (only those are read); k and chunk are the analyst''s. '
+    'Privacy: epsilon per feature (per chunk for cfpa, dcfpa); neighbours differ in one participant''s signals; '
+    'charges series_public_cost (epsilon x features x recordings x chunks per signal) to the dp budget of the role '
+    'whose privileges run the call, before the data is read as its owner.';
+REVOKE ALL ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int)
+    TO gazepriv_analyst, gazepriv_curator;
+
+-- {"methods": [...], "length": n, "recordings": [...]}: the methods analysts may use (default all four), the
+-- public signal length (default the dataset's bounds.length) and the public recordings (tasks) released,
+-- required when the dataset has a task or recording column; the cost counts them.
+CREATE FUNCTION @extschema@._policy_series(d @extschema@.datasets, policy jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    d @extschema@.datasets;
-    public_bounds float8[];
-    public_length int := length;
+    methods jsonb := coalesce(policy -> 'methods', '["lpa", "fpa", "cfpa", "dcfpa"]');
+    length int4 := coalesce(@extschema@._policy_count('series', policy, 'length'),
+                            @extschema@._policy_count('series', d.bounds, 'length'));
+    recordings jsonb := policy -> 'recordings';
+    bounds float8[] := @extschema@._feature_bounds(d);
 BEGIN
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = release_feature_series.dataset;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
+    PERFORM @extschema@._policy_keys('series', policy, ARRAY['methods', 'length', 'recordings'], ARRAY[]::text[]);
+    IF jsonb_typeof(methods) <> 'array' OR jsonb_array_length(methods) = 0 OR EXISTS (
+            SELECT FROM jsonb_array_elements(methods) m
+            WHERE jsonb_typeof(m) <> 'string' OR m #>> '{}' NOT IN ('lpa', 'fpa', 'cfpa', 'dcfpa')) THEN
+        RAISE EXCEPTION 'the series policy''s methods must be a non-empty array of lpa, fpa, cfpa, dcfpa'
+            USING ERRCODE = '22023';
+    END IF;
+    IF length IS NULL THEN
+        RAISE EXCEPTION 'a series policy needs a public "length" (or the dataset''s bounds.length)' USING ERRCODE = '22023';
     END IF;
     -- release_series reads the columns (participant, task or recording, window or t, features): a curator
     -- registers a view that renames other columns.
     IF d.features_column IS DISTINCT FROM 'features' OR d.window_column NOT IN ('window', 't')
        OR (d.task_column IS NOT NULL AND d.task_column NOT IN ('task', 'recording')) THEN
         RAISE EXCEPTION 'dataset "%" must name its columns task (or recording), window (or t) and features for a series '
-                        'release', dataset USING ERRCODE = '22023',
-              HINT = 'A curator registers a view that renames the columns.';
+                        'release', d.name USING ERRCODE = '22023', HINT = 'A curator registers a view that renames the columns.';
     END IF;
-    -- Analysts get only the strict release: sensitivities from the registered public bounds
-    -- {"features": [[lower, upper], ...]}, and a public signal length.
-    IF jsonb_typeof(d.bounds -> 'features') = 'array' THEN
-        SELECT array_agg(ARRAY[(e ->> 0)::float8, (e ->> 1)::float8] ORDER BY i) INTO public_bounds
-        FROM jsonb_array_elements(d.bounds -> 'features') WITH ORDINALITY AS b(e, i);
-    ELSE
-        RAISE EXCEPTION 'dataset "%" has no public feature bounds', dataset USING ERRCODE = '22023',
-            HINT = 'A curator registers bounds => ''{"features": [[lower, upper], ...]}''.';
+    IF bounds IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no public feature bounds', d.name USING ERRCODE = '22023',
+            HINT = 'Register bounds => ''{"features": [[lower, upper], ...]}'', one row per feature.';
     END IF;
-    IF public_length IS NULL AND jsonb_typeof(d.bounds -> 'length') = 'number' THEN
-        public_length := (d.bounds ->> 'length')::int;
+    IF d.task_column IS NULL AND recordings IS NOT NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no task or recording column for recordings', d.name USING ERRCODE = '22023';
     END IF;
-    IF public_length IS NULL THEN
-        RAISE EXCEPTION 'a series release needs a public signal length' USING ERRCODE = '22023',
-            HINT = 'Pass length => n, or a curator registers bounds with "length".';
+    IF d.task_column IS NOT NULL AND (jsonb_typeof(recordings) IS DISTINCT FROM 'array'
+                                      OR jsonb_array_length(recordings) = 0
+                                      OR EXISTS (SELECT FROM jsonb_array_elements(recordings) r
+                                                 WHERE jsonb_typeof(r) <> 'string')) THEN
+        RAISE EXCEPTION 'a series policy on dataset "%" needs "recordings": the public names of the recordings '
+                        '(tasks) it releases', d.name USING ERRCODE = '22023';
     END IF;
-    -- Participant-level accounting only: the paper's chunk semantics would undercharge a participant.
-    RETURN QUERY SELECT * FROM @extschema@.release_series(d.relation, method, epsilon, k, chunk, 'clipped',
-                                                          public_bounds, public_length, 'participant',
-                                                          d.participant_column, dataset);
+    PERFORM @extschema@.series_public_cost('lpa', 1, NULL, 64, bounds, length,  -- validates (22023)
+                                           coalesce(jsonb_array_length(recordings), 1));
+    RETURN jsonb_strip_nulls(jsonb_build_object('methods', methods, 'length', length, 'recordings', recordings));
 END $$;
-COMMENT ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int) IS
-    'Analyst release: every participant''s feature signals of a registered dataset (columns task or recording, window '
-    'or t, features) released by release_series with the strict clipped sensitivity from the dataset''s public '
-    'bounds and a public length (the argument, or bounds.length). Privacy: epsilon per feature (per chunk for cfpa, '
-    'dcfpa); neighbours differ in one participant''s signals; charges the participant-level total (epsilon x features '
-    'x chunks per participant) to the caller''s budget before any noise is drawn.';
-REVOKE ALL ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int)
-    TO gazepriv_analyst, gazepriv_curator;
+COMMENT ON FUNCTION @extschema@._policy_series(@extschema@.datasets, jsonb) IS
+    'Internal: validates a series release policy. Privacy: parameters only.';
+
+CREATE FUNCTION @extschema@._plan_release_feature_series(caller regrole, dataset text, method text, epsilon float8,
+                                                         k int, chunk int, length int)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, 'dp');
+    p jsonb := @extschema@._release_policy(d, 'series');
+    bounds float8[] := @extschema@._feature_bounds(d);
+    recordings text[] := (SELECT array_agg(r ORDER BY r) FROM jsonb_array_elements_text(p -> 'recordings') r);
+    c record;
+BEGIN
+    IF NOT (p -> 'methods') ? method THEN
+        RAISE EXCEPTION 'method "%" is not allowed by the series release policy of dataset "%" (%)', method, dataset,
+            p -> 'methods' USING ERRCODE = '42501';
+    END IF;
+    PERFORM @extschema@._fixed(d, 'series', 'length', p -> 'length', to_jsonb(length));
+    SELECT * INTO c FROM @extschema@.series_public_cost(method, epsilon, k, chunk, bounds, (p ->> 'length')::int4,
+                                                         coalesce(cardinality(recordings), 1));
+    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+               c.parameters || jsonb_build_object('recordings', recordings),
+               format('SELECT * FROM @extschema@.release_series(%L::regclass, $2, $3, $4, $5, ''clipped'', %L::float8[], '
+                      '%s, ''participant'', %L, NULL, %L::text[])',
+                      d.relation::text, bounds, p ->> 'length', d.participant_column, recordings),
+               NULL, NULL, NULL)::@extschema@._release_plan;
+END $$;
+COMMENT ON FUNCTION @extschema@._plan_release_feature_series(regrole, text, text, float8, int, int, int) IS
+    'Internal: the plan of release_feature_series. Privacy: its cost depends on the arguments, the policy and the '
+    'public bounds only.';

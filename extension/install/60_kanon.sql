@@ -116,7 +116,7 @@ DECLARE
 BEGIN
     PERFORM @extschema@._fixed(d, 'k_same_select', 'k', p -> 'k', to_jsonb(k)),
             @extschema@._fixed(d, 'k_same_select', 'across_tasks', p -> 'across_tasks', to_jsonb(across_tasks));
-    c := @extschema@.k_same_select_cost((p ->> 'k')::int4, NULL, (p ->> 'across_tasks')::boolean, NULL);
+    c := @extschema@.k_same_select_cost((p ->> 'k')::int4, NULL, (p ->> 'across_tasks')::boolean, d.relation::text);
     RETURN @extschema@._served_once(ROW(
         d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices, c.parameters,
         format('SELECT * FROM @extschema@.k_same_select(%L, %s, %L, %L, %L, %L, NULL, %s, NULL, $4)',

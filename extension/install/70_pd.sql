@@ -4,9 +4,10 @@
 -- within a factor gamma of the seed's. Probabilities are handled in log space throughout.
 --
 -- Curators call pd_synthesize / pd_synthesize_fixations on a source relation directly (invoker's rights;
--- dataset => charges or logs the release on that dataset's budget). Analysts call pd_release on a
--- registered dataset (SECURITY DEFINER; always charged or logged). The cost is computed once from the
--- parameters and the size of the largest task, after the rows are read and before any candidate is made.
+-- dataset => charges or logs the release on a dataset they own). Analysts call pd_release on a registered
+-- dataset with the parameters of its owner's release policy (always charged or logged, before the rows are
+-- read, with a cost from the policy's public facts only). A curator's release is charged after its rows are read
+-- and before any candidate is made (its cost counts the largest task's records, unless records bounds them).
 
 -- Pure helpers ----------------------------------------------------------------------------------------------
 

@@ -52,7 +52,8 @@ struct DatasetArgs {
     const char* dataset;         // nullptr: charge nothing
     const double* bounds;        // nullptr: NULL
     std::size_t bound_rows, bound_columns;
-    int32 length; // 0: NULL (the longest signal)
+    int32 length;     // 0: NULL (the longest signal)
+    Datum recordings; // release_series: a text[] of the recordings to release, or 0 (all)
 };
 
 // An optional int4 argument that must be >= 1 when given; 0 when NULL.
@@ -293,6 +294,7 @@ void read_series_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
     args->chunk_semantics = pg::text_arg(fcinfo, 8);
     args->participant_column = NameStr(*PG_GETARG_NAME(9));
     args->dataset = PG_NARGS() > 10 && !PG_ARGISNULL(10) ? pg::text_arg(fcinfo, 10) : nullptr;
+    args->recordings = PG_NARGS() > 11 && !PG_ARGISNULL(11) ? PG_GETARG_DATUM(11) : 0;
 }
 
 // exponential_dp(source, epsilon, variant, sensitivity, bounds, length, participant_column).
@@ -312,6 +314,7 @@ void read_exponential_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
     args->k = args->chunk = 0;
     args->chunk_semantics = "participant";
     args->dataset = PG_NARGS() > 7 && !PG_ARGISNULL(7) ? pg::text_arg(fcinfo, 7) : nullptr;
+    args->recordings = 0;
 }
 
 void check_series_args(const DatasetArgs& args) {
@@ -332,7 +335,7 @@ Datum dataset_function(FunctionCallInfo fcinfo, Kind kind, bool release) {
         exponential_config(args); // throws for bad parameters, before any row is read
     }
     pg::SeriesSource source;
-    pg::read_series_source(args.source, args.participant_column, &source);
+    pg::read_series_source(args.source, args.participant_column, &source, args.recordings);
     Signals signals;
     CostRow cost;
     if (kind == Kind::Series)
@@ -362,6 +365,56 @@ GAZEPRIV_FUNCTION(exponential_dp) {
 
 GAZEPRIV_FUNCTION(exponential_dp_cost) {
     return dataset_function(fcinfo, Kind::ExponentialDp, false);
+}
+
+// series_public_cost(method, epsilon, k, chunk, bounds, length, recordings): what release_series costs on any
+// data of a public shape (that many recordings per participant, signals of the public length, one feature per
+// row of bounds), computed by the same plan over one participant of zeros: the cost of an analyst's release
+// from its policy, before any row is read.
+GAZEPRIV_FUNCTION(series_public_cost) {
+    pg::require_not_null(fcinfo, {"method", "epsilon", nullptr, "chunk", "bounds", "length", "recordings"});
+    DatasetArgs args{};
+    args.method = pg::text_arg(fcinfo, 0);
+    args.epsilon = PG_GETARG_FLOAT8(1);
+    args.k = optional_positive(fcinfo, 2, "k");
+    args.chunk = PG_GETARG_INT32(3);
+    args.sensitivity = "clipped";
+    read_bounds(fcinfo, 4, &args);
+    args.length = optional_positive(fcinfo, 5, "length");
+    args.chunk_semantics = "participant";
+    const int32 recordings = optional_positive(fcinfo, 6, "recordings");
+    if (args.bound_columns != 2 || args.bound_rows < 1)
+        throw core::InvalidArgument("bounds must hold one [lower, upper] row per feature");
+    check_series_args(args);
+    const std::size_t features = args.bound_rows;
+    const std::size_t rows = static_cast<std::size_t>(recordings);
+    pg::SeriesSource source{};
+    core::SeriesRows& r = source.rows;
+    r.count = rows;
+    r.width = features;
+    auto* participant = allocate_array<int32>(rows);
+    auto* recording = allocate_array<int32>(rows);
+    auto* t = allocate_array<double>(rows);
+    auto* values = allocate_array<double>(rows * features);
+    for (std::size_t i = 0; i < rows; ++i) {
+        participant[i] = 0;
+        recording[i] = static_cast<int32>(i);
+        t[i] = 0;
+    }
+    for (std::size_t i = 0; i < rows * features; ++i)
+        values[i] = 0;
+    r.participant = participant;
+    r.recording = recording;
+    r.t = t;
+    r.values = values;
+    r.participants = 1;
+    r.recordings = rows;
+    r.features = features;
+    Signals signals;
+    CostRow cost;
+    run_series(args, source, false, &signals, &cost);
+    emit_cost(fcinfo, cost);
+    return static_cast<Datum>(0);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ extern "C" {
 #include "tcop/dest.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/params.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -268,7 +269,7 @@ void receiver_destroy(DestReceiver*) {}
 
 } // namespace
 
-void read_series_source(Oid relation, const char* participant_column, SeriesSource* out) {
+void read_series_source(Oid relation, const char* participant_column, SeriesSource* out, Datum only) {
     static const char* const recording_names[] = {"recording", "task", nullptr};
     static const char* const t_names[] = {"t", "window", nullptr};
     static const char* const features_name[] = {"features", nullptr};
@@ -306,6 +307,19 @@ void read_series_source(Oid relation, const char* participant_column, SeriesSour
         appendStringInfoString(&query, "(features)::float8[]");
     appendStringInfo(&query, " FROM %s",
                      quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)), relname));
+    ParamListInfo params = nullptr;
+    if (only != 0) {
+        if (recording == nullptr)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("recordings needs a column \"recording\" or \"task\" in the source")));
+        appendStringInfo(&query, " WHERE (%s)::text = ANY ($1)", quote_identifier(recording));
+        params = makeParamList(1);
+        params->numParams = 1;
+        params->params[0].value = only;
+        params->params[0].isnull = false;
+        params->params[0].pflags = PARAM_FLAG_CONST;
+        params->params[0].ptype = TEXTARRAYOID;
+    }
 
     MemoryContext outer = CurrentMemoryContext;
     Buffers b;
@@ -336,6 +350,7 @@ void read_series_source(Oid relation, const char* participant_column, SeriesSour
     SPIExecuteOptions options;
     memset(&options, 0, sizeof options);
     options.read_only = true;
+    options.params = params;
     options.dest = &receiver.pub;
     // With a receiver of its own (DestNone) SPI reports a SELECT as SPI_OK_UTILITY.
     const int status = SPI_execute_extended(query.data, &options);

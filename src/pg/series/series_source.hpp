@@ -24,7 +24,8 @@ struct SeriesSource {
     bool has_recording;               // false: one unnamed recording (results show NULL)
 };
 
-// Reads the relation with the caller's privileges (SELECT on it is required).
-void read_series_source(Oid relation, const char* participant_column, SeriesSource* out);
+// Reads the relation with the caller's privileges (SELECT on it is required). only (a text[] datum, or 0):
+// only the rows of these recordings (the relation must have a recording or task column).
+void read_series_source(Oid relation, const char* participant_column, SeriesSource* out, Datum only = 0);
 
 } // namespace gazepriv::pg
