@@ -34,14 +34,21 @@ SELECT gazepriv.k_anonymity('SELECT * FROM gazepriv.k_same_select(''hoppe_featur
 \echo 'task (across_tasks => false is the paper''s grouping per task, whose kept ids link a person''s groups).'
 
 \echo
-\echo 'An analyst releases the registered windows without reading them; the release is logged in the ledger'
-\echo '(guarantee k-anonymity, epsilon 0, the grouping), before anything is read.'
+\echo 'An analyst releases the registered windows without reading them, with the k the curator''s release policy'
+\echo 'fixes; the release is logged in the ledger (guarantee k-anonymity, epsilon 0, the grouping) before anything is'
+\echo 'read, and served once: asking again returns the same groups (two groupings could be intersected).'
 SELECT gazepriv.register_dataset('kanon_windows', 'hoppe_features', 'participant', task_column => 'task',
                                  window_column => 'window', features_column => 'features') \g /dev/null
+SELECT gazepriv.set_release_policy('kanon_windows', 'k_same_select', '{"k": 2}') \g /dev/null
 CREATE ROLE demo_kanon_analyst NOLOGIN IN ROLE gazepriv_analyst;
 SELECT gazepriv.grant_budget('kanon_windows', 'demo_kanon_analyst', epsilon => 0, accounting => 'basic') \g /dev/null
 SET ROLE demo_kanon_analyst;
 SELECT count(*) AS released_rows, count(DISTINCT group_id) AS groups
-FROM gazepriv.release_k_same_select('kanon_windows', 2);
+FROM gazepriv.release_k_same_select('kanon_windows');
+SELECT (SELECT string_agg(participant || ':' || group_id, ' ' ORDER BY participant)
+        FROM (SELECT DISTINCT participant, group_id FROM gazepriv.release_k_same_select('kanon_windows')) a)
+     = (SELECT string_agg(participant || ':' || group_id, ' ' ORDER BY participant)
+        FROM (SELECT DISTINCT participant, group_id FROM gazepriv.release_k_same_select('kanon_windows')) b)
+       AS same_groups_when_asked_again;
 RESET ROLE;
 SELECT role, dataset, mechanism, parameters, epsilon, guarantee FROM gazepriv.ledger WHERE dataset = 'kanon_windows';

@@ -97,22 +97,34 @@ FROM gazepriv.pd_release_cost(50, 2, features => 33, records => (SELECT max(n) F
 
 \echo ''
 \echo 'An analyst who cannot read the windows releases them through a budget. The curator registers the table with'
-\echo 'these public bounds, so the bins are not data-dependent:'
+\echo 'these public bounds, so the bins are not data-dependent, and sets the release policy: k, gamma, the model and'
+\echo 'its omega are the curator''s, never the analyst''s. A deterministic test is served once: every later request'
+\echo 'gets the same windows (fresh ones, averaged, would reveal the seeds).'
 SELECT gazepriv.register_dataset('hoppe_windows', 'hoppe_features', 'participant', task_column => 'task',
                                  window_column => 'window', features_column => 'features',
                                  bounds => jsonb_build_object('features', (SELECT jsonb_agg(jsonb_build_array(lower, upper) ORDER BY feature)
                                                                            FROM hoppe_feature_bounds))) \g /dev/null
+SELECT gazepriv.set_release_policy('hoppe_windows', 'pd', '{"k": 10, "gamma": 2, "model": "seed_based", "omega": 30}') \g /dev/null
 CREATE ROLE pd_demo_analyst NOLOGIN IN ROLE gazepriv_analyst;
-SELECT gazepriv.grant_budget('hoppe_windows', 'pd_demo_analyst', epsilon => 5000, delta => 1e-5, accounting => 'basic') \g /dev/null
+SELECT gazepriv.grant_budget('hoppe_windows', 'pd_demo_analyst', epsilon => 0, accounting => 'basic') \g /dev/null
+SELECT gazepriv.grant_budget('hoppe_windows', 'pd_demo_analyst', epsilon => 5000, delta => 1e-5, accounting => 'basic',
+                             kind => 'record-dp') \g /dev/null
 SET ROLE pd_demo_analyst;
 SELECT count(*) AS released_windows, count(DISTINCT participant) AS participants
-FROM gazepriv.pd_release('hoppe_windows', k => 10, gamma => 2, model => 'seed_based', omega => 30);
-SELECT count(*) AS released_windows_randomized
-FROM gazepriv.pd_release('hoppe_windows', k => 50, gamma => 2, epsilon0 => 1, target_delta => 1e-6, model_epsilon => 1);
-SELECT releases, round(basic_epsilon_spent::numeric, 1) AS epsilon_spent, basic_delta_spent AS delta_spent
-FROM gazepriv.budget_status WHERE dataset = 'hoppe_windows';
+FROM gazepriv.pd_release('hoppe_windows');
 RESET ROLE;
-\echo 'The ledger (curators): the deterministic release is logged with epsilon 0, the randomized one is charged.'
+\echo 'The randomized test is DP for one record: bought from a record-dp budget, charged for a public bound on a task''s'
+\echo 'records the curator declares (never the data''s count), a new release each time:'
+SELECT gazepriv.reset_release('hoppe_windows', 'pd') \g /dev/null
+SELECT gazepriv.set_release_policy('hoppe_windows', 'pd', '{"k": 50, "gamma": 2, "epsilon0": 1, "target_delta": 1e-6,
+                                                         "model_epsilon": 1, "records": 250}') \g /dev/null
+SET ROLE pd_demo_analyst;
+SELECT count(*) AS released_windows_randomized FROM gazepriv.pd_release('hoppe_windows');
+SELECT kind, releases, round(basic_epsilon_spent::numeric, 1) AS epsilon_spent, basic_delta_spent AS delta_spent
+FROM gazepriv.budget_status WHERE dataset = 'hoppe_windows' ORDER BY kind;
+RESET ROLE;
+\echo 'The ledger (curators): the deterministic release is logged with epsilon 0, then the curator''s reset, then the'
+\echo 'randomized release, charged.'
 SELECT id, role, guarantee, round(epsilon::numeric, 1) AS epsilon, delta, non_private,
        parameters ->> 'test' AS test, parameters ->> 't' AS t, parameters ->> 'candidates' AS candidates
 FROM gazepriv.ledger WHERE dataset = 'hoppe_windows' ORDER BY id;
