@@ -26,24 +26,19 @@ as() {
     shift
     "$BIN/psql" -X -q -At -F $'\t' -v ON_ERROR_STOP=1 -U "$role" "$@"
 }
-# sqlstate ROLE SQL: the SQLSTATE the statement fails with as ROLE, or "ok" when it succeeds.
-sqlstate() {
+# error_line ROLE VERBOSITY SQL: the statement's ERROR line as ROLE (without "ERROR:"), or "ok" when it succeeds.
+error_line() {
     local out
-    if out=$("$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=sqlstate -U "$1" -c "$2" 2>&1); then
-        echo ok
-    else
-        sed -n 's/^ERROR:  *\([0-9A-Z]\{5\}\).*/\1/p' <<<"$out" | head -1
-    fi
-}
-# message ROLE SQL: the error message the statement fails with as ROLE (without "ERROR:"), or "ok".
-message() {
-    local out
-    if out=$("$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=terse -U "$1" -c "$2" 2>&1); then
+    if out=$("$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY="$2" -U "$1" -c "$3" 2>&1); then
         echo ok
     else
         sed -n 's/^ERROR:  *//p' <<<"$out" | head -1
     fi
 }
+# sqlstate ROLE SQL: the SQLSTATE the statement fails with as ROLE, or "ok".
+sqlstate() { error_line "$1" sqlstate "$2"; }
+# message ROLE SQL: the error message the statement fails with as ROLE, or "ok".
+message() { error_line "$1" terse "$2"; }
 # Tolerant setup for what the curator configures with functions a given version may lack: the attack that
 # follows must still be played (and its checks fail) rather than the script stopping here.
 try_as() {
