@@ -189,7 +189,10 @@ ALTER TABLE @extschema@.budgets ENABLE ROW LEVEL SECURITY;
 ALTER TABLE @extschema@.ledger ENABLE ROW LEVEL SECURITY;
 ALTER TABLE @extschema@.release_policies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE @extschema@.releases ENABLE ROW LEVEL SECURITY;
-CREATE POLICY owners_read ON @extschema@.datasets FOR SELECT USING (pg_catalog.pg_has_role(owner, 'USAGE'));
+-- A dataset belongs to its relation's owner (ALTER TABLE ... OWNER TO hands it over), or to the owner it was
+-- registered with once the relation is gone; the same rule is in _dataset() and budget_status.
+CREATE POLICY owners_read ON @extschema@.datasets FOR SELECT USING (pg_catalog.pg_has_role(
+    coalesce((SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = relation), owner), 'USAGE'));
 CREATE POLICY owners_read ON @extschema@.budgets FOR SELECT
     USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
 CREATE POLICY owners_read ON @extschema@.ledger FOR SELECT
@@ -292,11 +295,12 @@ SELECT b.dataset, b.role, b.kind, b.accounting, b.epsilon_limit, b.delta_limit,
        b.other_epsilon AS zcdp_other_epsilon, b.other_delta AS zcdp_other_delta,
        b.sampler_distance AS zcdp_sampler_distance,
        a.epsilon_spent, a.epsilon_remaining, a.delta_remaining, b.releases, b.revoked
-FROM @extschema@.budgets b JOIN @extschema@.datasets d ON d.name = b.dataset,
+FROM @extschema@.budgets b JOIN @extschema@.datasets d ON d.name = b.dataset
+     LEFT JOIN pg_catalog.pg_class c ON c.oid = d.relation,
      LATERAL @extschema@.budget_after(b.accounting, b.epsilon_limit, b.delta_limit, b.spent_epsilon, b.spent_delta,
                                        b.spent_rho, b.other_epsilon, b.other_delta, 0, 0, NULL,
                                        b.sampler_distance) a
-WHERE pg_catalog.pg_has_role(b.role, 'MEMBER') OR pg_catalog.pg_has_role(d.owner, 'USAGE');
+WHERE pg_catalog.pg_has_role(b.role, 'MEMBER') OR pg_catalog.pg_has_role(coalesce(c.relowner, d.owner), 'USAGE');
 COMMENT ON VIEW @extschema@.budget_status IS
     'Each role''s budgets, per guarantee kind (a dataset''s owner sees all of its dataset''s): limits; spending '
     'under basic composition (sums of epsilon and delta) and under zCDP (sum of rho from Gaussian and pure-DP '
@@ -320,14 +324,27 @@ COMMENT ON FUNCTION @extschema@._budget_kind(text, float8) IS
     'Internal: the budget kind (dp, w-event, record-dp) that pays for a charge of this guarantee kind. Privacy: a '
     'participant-level budget never pays for a narrower guarantee.';
 
--- A dataset the caller owns (has the privileges of its owner; superusers do), or ERROR.
-CREATE FUNCTION @extschema@._owned_dataset(caller regrole, dataset text) RETURNS @extschema@.datasets
+-- A registered dataset with its owner: its relation's current owner (ALTER TABLE ... OWNER TO hands the dataset
+-- over), or the owner it was registered with once the relation is gone. NULL when not registered.
+CREATE FUNCTION @extschema@._dataset(name text) RETURNS @extschema@.datasets
     LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     d @extschema@.datasets;
 BEGIN
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = dataset;
-    IF NOT FOUND THEN
+    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = _dataset.name;
+    d.owner := coalesce((SELECT c.relowner::regrole FROM pg_class c WHERE c.oid = d.relation), d.owner);
+    RETURN d;
+END $$;
+COMMENT ON FUNCTION @extschema@._dataset(text) IS
+    'Internal: a registered dataset with its effective owner (the relation''s owner). Privacy: none.';
+
+-- A dataset the caller owns (has the privileges of its owner; superusers do), or ERROR.
+CREATE FUNCTION @extschema@._owned_dataset(caller regrole, dataset text) RETURNS @extschema@.datasets
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._dataset(dataset);
+BEGIN
+    IF d.name IS NULL THEN
         RAISE EXCEPTION 'dataset "%" is not registered', dataset USING ERRCODE = '22023';
     END IF;
     IF NOT pg_has_role(caller, d.owner, 'USAGE') THEN
@@ -803,13 +820,12 @@ COMMENT ON TYPE @extschema@._release_plan IS
 CREATE FUNCTION @extschema@._release_dataset(caller regrole, dataset text, kind text) RETURNS @extschema@.datasets
     LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    d @extschema@.datasets;
+    d @extschema@.datasets := @extschema@._dataset(dataset);
     revoked boolean;
 BEGIN
     SELECT bool_and(b.revoked) INTO revoked FROM @extschema@.budgets b
     WHERE b.dataset = _release_dataset.dataset AND b.role = caller
       AND (_release_dataset.kind IS NULL OR b.kind = _release_dataset.kind);
-    SELECT * INTO d FROM @extschema@.datasets ds WHERE ds.name = dataset;
     IF revoked IS NULL OR d.name IS NULL THEN
         RAISE EXCEPTION 'role % has no %privacy budget on dataset "%"', caller,
             CASE WHEN kind IS NULL OR kind = 'dp' THEN '' ELSE kind || ' ' END, dataset

@@ -33,4 +33,13 @@ psql -c "CREATE TABLE public.a_second (participant text)" -c "INSERT INTO public
 check "a superuser's registration belongs to the table's owner" \
     "$(psql -At -c "SELECT owner FROM gazepriv.datasets WHERE name = 'a_second'" 2>&1)" curator_a
 check "the owner manages it" "$(sqlstate curator_a "SELECT gazepriv.grant_budget('a_second', 'analyst_a', 1, 0, accounting => 'basic')")" ok
+# Handing the relation over (as PostgreSQL lets an owner do, to a role it belongs to) hands the dataset over.
+psql -c "GRANT curator_b TO curator_a" -c "GRANT CREATE ON SCHEMA public TO curator_b" >/dev/null
+as curator_a -c "ALTER TABLE public.a_second OWNER TO curator_b"
+psql -c "REVOKE curator_b FROM curator_a" >/dev/null
+check "the relation's new owner manages it" \
+    "$(sqlstate curator_b "SELECT gazepriv.grant_budget('a_second', 'analyst_b', 1, 0, accounting => 'basic')")" ok
+check "the former owner no longer does" \
+    "$(sqlstate curator_a "SELECT gazepriv.revoke_budget('a_second', 'analyst_b')")" 42501
+check "an analyst's release reads it as the new owner" "$(sqlstate analyst_b "SELECT gazepriv.release_count('a_second', 1)")" ok
 finish

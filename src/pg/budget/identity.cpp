@@ -71,7 +71,7 @@ Oid dataset_owner(const char* dataset) {
         elog(ERROR, "SPI_connect failed");
     Oid types[1] = {TEXTOID};
     Datum values[1] = {CStringGetTextDatum(dataset)};
-    const char* query = psprintf("SELECT owner::oid FROM %s.datasets WHERE name = $1", catalog_schema());
+    const char* query = psprintf("SELECT (%s._dataset($1)).owner::oid", catalog_schema());
     if (SPI_execute_with_args(query, 1, types, values, nullptr, true, 1) != SPI_OK_SELECT)
         elog(ERROR, "reading the dataset's owner failed");
     Oid owner = InvalidOid;

@@ -1,9 +1,9 @@
 // Who a call acts as. Three identities meet in a release (README, "Privacy budgets and analysts"):
 //  - the caller: the role whose privileges run the call (GetUserId() on entry; inside another role's SECURITY
 //    DEFINER function, that function's owner). It is charged, and its budgets are checked.
-//  - the dataset's owner (the relation's owner at registration): releases read the registered relation with
-//    its rights, as PostgreSQL's RI triggers read a referenced table as its owner, so that code in a view
-//    runs with the rights of the curator who wrote it.
+//  - the dataset's owner (its relation's owner: ALTER TABLE ... OWNER TO hands a dataset over): releases read
+//    the registered relation with its rights, as PostgreSQL's RI triggers read a referenced table as its
+//    owner, so that code in a view runs with the rights of the curator who wrote it.
 //  - the extension's owner (the owner of the catalog tables): its rights are used only to read and write the
 //    catalog, through the fixed, schema-qualified statements of the catalog functions.
 // Every switch is a security-restricted operation (no SET ROLE, no temporary objects, no session state
