@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Attack C5 (issue 14): a transaction holding one dataset's budget rows locked must neither park the charges
-# of other datasets nor use up the background worker slots. Curator A locks dataset B's budget rows
-# (SELECT ... FOR UPDATE) and keeps them; twelve of B's analysts release at once, first trying to wait an
-# hour (SET gazepriv.charge_timeout is superuser-only: 42501, an error once gazepriv is loaded in the session,
-# a warning and the value ignored before; they wait the 3 s the server allows). Meanwhile
-# a third dataset's release is charged and a parallel query gets its workers; B's releases end in 55P03,
-# uncharged; once A lets go, B's analysts release again. The server preloads gazepriv here (the other tests
-# do not), so that the registry's reservation at start-up is exercised too.
+# of other datasets nor use up the background worker slots. Curator A can no longer lock dataset B's budget
+# rows (SELECT ... FOR UPDATE: the catalog is closed to other curators, 42501); the rows are held instead by
+# B's own curator, re-granting a budget in a transaction left open. Twelve of B's analysts release at once,
+# first trying to wait an hour (SET gazepriv.charge_timeout is superuser-only: 42501, an error once gazepriv
+# is loaded in the session, a warning and the value ignored before; they wait the 3 s the server allows).
+# Meanwhile a third dataset's release is charged and a parallel query gets its workers; B's releases end in
+# 55P03, uncharged; once the lock is let go, B's analysts release again. The server preloads gazepriv here
+# (the other tests do not), so that the registry's reservation at start-up is exercised too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
@@ -37,16 +38,19 @@ SELECT gazepriv.grant_budget('c', 'analyst_c', 10, 0, accounting => 'basic');
 GRANT SELECT ON c_gaze TO analyst_c;
 SQL
 
-# Curator A holds B's budget rows.
-psql -U curator_a -c "BEGIN; SELECT role FROM gazepriv.budgets WHERE dataset = 'b' FOR UPDATE;
+# Curator A cannot lock B's budget rows; B's curator holds them in an open transaction.
+psql -U curator_a -v ON_ERROR_STOP=0 -v VERBOSITY=sqlstate \
+    -c "SELECT role FROM gazepriv.budgets WHERE dataset = 'b' FOR UPDATE" >"$dir/a_lock.log" 2>&1 || true
+grep -q "ERROR:  42501" "$dir/a_lock.log" || { cat "$dir/a_lock.log"; echo "curator A locked B's budget rows"; exit 1; }
+psql -U curator_b -c "BEGIN; SELECT gazepriv.grant_budget('b', 'analyst_b', 10, 0, accounting => 'basic');
                        SELECT pg_sleep(60); COMMIT;" >"$dir/locker.log" 2>&1 &
 locker=$!
-holding() { psql -At -c "SELECT count(*) FROM pg_stat_activity WHERE usename = 'curator_a' AND wait_event = 'PgSleep'"; }
+holding() { psql -At -c "SELECT count(*) FROM pg_stat_activity WHERE usename = 'curator_b' AND wait_event = 'PgSleep'"; }
 for _ in $(seq 100); do
     [ "$(holding)" = 1 ] && break
     sleep 0.1
 done
-[ "$(holding)" = 1 ] || { cat "$dir/locker.log"; echo "curator A does not hold B's budget rows"; exit 1; }
+[ "$(holding)" = 1 ] || { cat "$dir/locker.log"; echo "curator B does not hold B's budget rows"; exit 1; }
 
 # B's analysts release, trying to wait an hour for the lock.
 for i in $(seq "$clients"); do
@@ -80,8 +84,8 @@ echo "B's analysts: SET refused for $refused_set, releases ended locked for $loc
 [ "$(psql -At -c "SELECT count(*) FROM gazepriv.ledger WHERE dataset = 'b'")" = 0 ] ||
     { echo "a refused release of b was charged"; exit 1; }
 
-# Once A lets go, B's analysts release again.
-psql -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'curator_a'" >/dev/null
+# Once the lock is let go, B's analysts release again.
+psql -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'curator_b'" >/dev/null
 wait "$locker" || true
 [ "$(psql -U analyst_b -At -c "SELECT gazepriv.release_count('b', 0.1) IS NOT NULL")" = t ] ||
     { echo "b could not release after the lock was released"; exit 1; }

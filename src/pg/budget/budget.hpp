@@ -35,8 +35,9 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost);
 // (dp; w-event; record-dp for record-level epsilon), and returns the ledger id. Errors: PB001 over budget,
 // PB002 no budget (or no such dataset: one answer), PB003 refused in this context (parallel worker, Citus
 // shard query, standby), PB004 the worker could not run or failed, 55P03 the budget row stayed locked, 22023
-// invalid amounts, 54000 parameters beyond 4 kB. The analyst release functions (pg/budget/analyst_release.cpp)
-// charge their caller with it. It can raise PostgreSQL errors: call it with no C++ object alive.
+// invalid amounts, 54000 parameters beyond 4 kB. The analyst release functions
+// (pg/budget/analyst_release.cpp) charge their caller with it. It can raise PostgreSQL errors: call it with
+// no C++ object alive.
 std::int64_t charge_budget(const Charge& charge, unsigned int role);
 
 // A release made from raw data by the role whose privileges run the call (a curator's pd_synthesize,
