@@ -71,6 +71,12 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
 RESET ROLE;
 SELECT role, mechanism, epsilon, dataset, parameters ->> 'cap' AS cap, parameters ->> 'stimulus' AS stimulus
 FROM gazepriv.ledger WHERE mechanism = 'dp_heatmap' AND role = 'release_dana'::regrole;
+-- The table sampler's statistical distance is charged with it (zCDP budgets count it beside rho).
+SELECT (parameters ->> 'sampler_distance')::float8 > 0 AS table_sampled,
+       abs((SELECT sampler_distance FROM gazepriv.budgets WHERE dataset = 'gaze' AND role = 'release_dana'::regrole
+                                                            AND kind = 'dp')::float8 / (parameters ->> 'sampler_distance')::float8
+           - 1) < 1e-12 AS distance_charged
+FROM gazepriv.ledger WHERE mechanism = 'dp_heatmap' AND role = 'release_dana'::regrole;
 -- privatize charges too.
 SELECT (gazepriv.privatize(m, gazepriv.heatmap_spec(500, 400, 0.25, 1e-6, cell_size => 100, dataset => 'gaze'))).n
 FROM (SELECT gazepriv.gaze_map(participant, x, y, 500, 400, 1, 100) AS m FROM budget_gaze) s;

@@ -805,13 +805,15 @@ COMMENT ON FUNCTION @extschema@.preview_cost(text, float8, float8, float8, text)
 
 -- Releases for analysts: one C function, SECURITY INVOKER (src/pg/budget/analyst_release.cpp) -------------
 
--- What _plan_<release>(caller, arguments...) returns: the charge (the columns of release_cost), the role that
+-- What _plan_<release>(caller, arguments...) returns: the charge (the columns of release_cost and the
+-- table sampler's distance), the role that
 -- reads the data (the dataset's owner), the query that makes the release from the release function's own
 -- arguments ($1..$n, the secret as $n+1), and for served-once releases their policy, the stored release when
 -- there is one, and the secret.
 CREATE TYPE @extschema@._release_plan AS (
     dataset text, reader regrole, mechanism text, guarantee text, epsilon float8, delta float8, rho float8,
-    non_private boolean, parameters jsonb, query text, served_once text, stored jsonb, secret bytea);
+    sampler_distance float8, non_private boolean, parameters jsonb, query text, served_once text, stored jsonb,
+    secret bytea);
 COMMENT ON TYPE @extschema@._release_plan IS
     'Internal: how an analyst release is charged and made. Privacy: holds a secret; never leaves the server.';
 
@@ -934,7 +936,7 @@ BEGIN
     IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
         RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';
     END IF;
-    plan := ROW(d.name, d.owner, 'release_count', 'dp', epsilon, 0, NULL, false,
+    plan := ROW(d.name, d.owner, 'release_count', 'dp', epsilon, 0, NULL, 0, false,
                 jsonb_build_object('epsilon', epsilon, 'stimulus', stimulus),
                 format('SELECT count(DISTINCT %I) + @extschema@.discrete_laplace_noise(1 / $2) FROM %s WHERE %s',
                        d.participant_column, d.relation,

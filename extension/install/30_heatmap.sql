@@ -329,7 +329,8 @@ BEGIN
     SELECT * INTO c FROM @extschema@.heatmap_release_cost(s);  -- validates the spec (22023)
     released := format('ROW(($3).width, ($3).height, ($3).epsilon, ($3).delta, %s, ($3).mechanism, ($3).calibration, '
                        '($3).blur_sigma, ($3).cell_size, %s, NULL)::@extschema@.heatmap_spec', s.cap, s.observers);
-    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho,
+               coalesce((c.parameters ->> 'sampler_distance')::float8, 0), c.non_private_choices,
                c.parameters || jsonb_build_object('stimulus', stimulus),
                -- No rows (a stimulus nobody looked at) is the noise on an empty map of the same grid.
                format('SELECT coalesce((SELECT @extschema@.dp_heatmap(%I::text, %I::float8, %I::float8, %s) '

@@ -260,7 +260,7 @@ BEGIN
     PERFORM @extschema@._fixed(d, 'series', 'length', p -> 'length', to_jsonb(length));
     SELECT * INTO c FROM @extschema@.series_public_cost(method, epsilon, k, chunk, bounds, (p ->> 'length')::int4,
                                                          coalesce(cardinality(recordings), 1));
-    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices,
                c.parameters || jsonb_build_object('recordings', recordings),
                format('SELECT * FROM @extschema@.release_series(%L::regclass, $2, $3, $4, $5, ''clipped'', %L::float8[], '
                       '%s, ''participant'', %L, NULL, %L::text[])',

@@ -118,7 +118,7 @@ BEGIN
             @extschema@._fixed(d, 'k_same_select', 'across_tasks', p -> 'across_tasks', to_jsonb(across_tasks));
     c := @extschema@.k_same_select_cost((p ->> 'k')::int4, NULL, (p ->> 'across_tasks')::boolean, d.relation::text);
     RETURN @extschema@._served_once(ROW(
-        d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices, c.parameters,
+        d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices, c.parameters,
         format('SELECT * FROM @extschema@.k_same_select(%L, %s, %L, %L, %L, %L, NULL, %s, NULL, $4)',
                d.relation::text, p ->> 'k', d.participant_column, d.task_column, d.window_column, d.features_column,
                p ->> 'across_tasks'),

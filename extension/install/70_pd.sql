@@ -253,7 +253,7 @@ BEGIN
             @extschema@._fixed(d, 'pd', 'max_attempts', p -> 'max_attempts', to_jsonb(max_attempts)),
             @extschema@._fixed(d, 'pd', 'include_failed', p -> 'include_failed', to_jsonb(include_failed));
     c := @extschema@._pd_cost(p, public_bounds);
-    plan := ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+    plan := ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices,
                 c.parameters,
                 format('SELECT * FROM @extschema@.pd_synthesize(%L::regclass, %L::int4, %L::float8, %L::int4, %L, '
                        '%L::int4, %L, %L, %L::float8, %L::int4, %L::float8, %L::float8, %L::float8, %L::float8, '

@@ -236,7 +236,7 @@ BEGIN
     SELECT * INTO c FROM @extschema@.kaleido_cost(epsilon, (p ->> 'w')::int4, (p ->> 'r')::float8,
                                                    (p ->> 'l_thresh')::float8, (p ->> 't_skip')::float8,
                                                    (p ->> 'h')::float8, (p ->> 'max_tests')::int4);
-    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, c.non_private_choices,
+    RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices,
                c.parameters || jsonb_build_object('participant', participant, 'stimulus', stimulus),
                format('SELECT k.* FROM (SELECT array_agg(%1$I::float8 ORDER BY %1$I), array_agg(%2$I::float8 ORDER BY %1$I), '
                       'array_agg(%3$I::float8 ORDER BY %1$I) FROM %4$s WHERE %5$I::text = $2 AND %6$s) s(ts, xs, ys), '

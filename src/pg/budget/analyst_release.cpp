@@ -46,6 +46,7 @@ enum PlanColumn {
     kEpsilon,
     kDelta,
     kRho,
+    kSamplerDistance,
     kNonPrivate,
     kParameters,
     kQuery,
@@ -165,6 +166,7 @@ ReleasePlan make_plan(const Function& f, Oid caller, const Arguments& args) {
     plan.charge.epsilon = float_column(kEpsilon);
     plan.charge.delta = float_column(kDelta);
     plan.charge.rho = float_column(kRho);
+    plan.charge.sampler_distance = DatumGetFloat8(column(kSamplerDistance, &isnull));
     plan.charge.non_private = DatumGetBool(column(kNonPrivate, &isnull));
     const Datum parameters = column(kParameters, &isnull);
     plan.charge.parameters_json =
