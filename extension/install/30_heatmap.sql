@@ -1,20 +1,21 @@
 -- DP gaze heatmaps (Liu et al. 2019): exact capped gaze maps, their DP release as parallel, Citus-ready
 -- aggregates, pictures and utility metrics.
 
--- The transition state: per-(participant, cell) capped counts; text form is base64 of a versioned,
--- checksummed binary blob (Citus ships states as text), validated on input.
+-- The transition state: per-(participant, cell) capped counts. Its serialized form is versioned, checksummed
+-- and printable, so the flat value, the text (how Citus ships states) and the binary form are the same bytes;
+-- it is validated on input.
 CREATE TYPE @extschema@.heatmap_state;
 
 CREATE FUNCTION @extschema@.heatmap_state_in(cstring) RETURNS @extschema@.heatmap_state
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.heatmap_state_in(cstring) IS
-    'Text input of heatmap_state (base64); validates checksum, structure and ranges, corrupted input is '
-    'ERROR XX001. Privacy: releases nothing (a state holds exact per-participant counts; treat it as raw data).';
+    'Text input of heatmap_state (its printable serialized form); validates checksum, structure and ranges, '
+    'corrupted input is ERROR XX001. Privacy: releases nothing (a state holds exact per-participant counts; treat it as raw data).';
 CREATE FUNCTION @extschema@.heatmap_state_out(@extschema@.heatmap_state) RETURNS cstring
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.heatmap_state_out(@extschema@.heatmap_state) IS
-    'Text output of heatmap_state (base64). Privacy: NOT private, the exact per-participant counts; only '
-    'roles that may read the raw gaze rows can produce a state.';
+    'Text output of heatmap_state (its printable serialized form). Privacy: NOT private, the exact '
+    'per-participant counts; only roles that may read the raw gaze rows can produce a state.';
 CREATE FUNCTION @extschema@.heatmap_state_recv(internal) RETURNS @extschema@.heatmap_state
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_state_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.heatmap_state_recv(internal) IS
@@ -113,10 +114,10 @@ COMMENT ON FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, int8,
 
 CREATE FUNCTION @extschema@._heatmap_combine(@extschema@.heatmap_state, @extschema@.heatmap_state)
     RETURNS @extschema@.heatmap_state
-    AS 'MODULE_PATHNAME', 'gazepriv__heatmap_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'gazepriv__heatmap_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@._heatmap_combine(@extschema@.heatmap_state, @extschema@.heatmap_state) IS
     'Combine function of the heatmap aggregates: merges per-(participant, cell) counts with min(a + b, m), '
-    'exact however a participant''s rows were split. Privacy: exact, internal.';
+    'exact however a participant''s rows were split; a NULL state is empty. Privacy: exact, internal.';
 
 CREATE FUNCTION @extschema@._gaze_map_final(@extschema@.heatmap_state) RETURNS @extschema@.heatmap
     AS 'MODULE_PATHNAME', 'gazepriv__gaze_map_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -1,17 +1,19 @@
 // The transition state of the heatmap aggregates: for every (participant, cell) pair with at least one
 // gaze point, that participant's count in that cell, saturated at the cap m.
 //
-// Layout: a compacted run of distinct pairs sorted by (participant index, cell) with their capped counts,
-// plus a pending log of the points added since the last compaction. Adding a point appends 8 bytes;
-// when the log is as long as the run (and at least 64 Ki points) it is radix-sorted and merged into the
-// run. Rows therefore never cause random memory accesses, and memory stays within a small factor of the
+// Layout: one buffer per participant holding a sorted run of its distinct cells with their capped counts,
+// followed by a pending tail of entries added since its last compaction (8 bytes each: cell << 32 | count).
+// Adding a point appends to the current participant's tail; when a tail is as long as its run (and at least
+// kMinPending entries) it is radix-sorted and merged into the run. A participant's buffer is small (its own
+// distinct cells), so sorting and merging stay in cache, and memory stays within a small factor of the
 // number of distinct pairs.
 //
 // Why per pair: a participant's rows can be split across partial states (parallel workers, Citus
 // shards). Capping each partial count and adding the capped counts would let one participant contribute
 // up to (number of states) x m to a cell, breaking the sensitivity the noise is calibrated for; keeping
-// the pair counts and merging them with min(a + b, m) is exact (saturation at m is idempotent). Memory is
-// proportional to the number of distinct pairs, never to participants x cells.
+// the pair counts and merging them with min(a + b, m) is exact (saturation at m is idempotent). Merging
+// appends the other state's entries to the same participant's tail (or adopts its run when the participant
+// is new), so combining k states costs what sorting their entries once costs, never k passes over the result.
 //
 // Participants are identified by a 64-bit key: the value itself for bigint participants, a 64-bit hash
 // (MurmurHash64A, fixed seed) of the bytes for text participants. Two text participants whose hashes
@@ -21,6 +23,8 @@
 // participant's group loses at most m, the group it joins gains at most m, in opposite directions), so the
 // sensitivity, and with it the privacy guarantee, is unaffected; only utility is. A hash is not a secret:
 // colliding names can be constructed on purpose, which again only affects utility.
+//
+// The serialized form (flat value, text and binary I/O alike) is printable: text_varint.hpp.
 //
 // The class is plain data (trivially destructible) so that the PostgreSQL glue can keep it inside an
 // aggregate's memory context; all arrays come from a MemoryArena and die with it.
@@ -74,7 +78,7 @@ public:
     const HeatmapParameters& parameters() const { return parameters_; }
     HeatmapSpec spec() const;
     std::uint64_t participants() const { return participants_; }
-    // Distinct (participant, cell) pairs (compacts pending points first).
+    // Distinct (participant, cell) pairs (compacts every participant first).
     std::uint64_t pairs(const CancelCheck& cancel);
     // Bytes of arrays allocated (for the benchmark's memory figure).
     std::size_t memory_bytes() const;
@@ -85,36 +89,40 @@ public:
             return last_participant_;
         return participant_slow(key);
     }
-    // Counts one gaze point; points outside the grid, NaN or infinite are dropped. Appends to the pending
-    // log, which is sorted and merged into the compacted run when it fills up.
+    // Counts one gaze point; points outside the grid, NaN or infinite are dropped. Appends to the
+    // participant's pending tail, which is sorted and merged into its run when it is long enough.
     void add_point(std::uint32_t participant, double x, double y) {
         const std::int64_t cell = parameters_.grid.cell_of(x, y);
         if (cell < 0)
             return;
-        const std::uint64_t key = (std::uint64_t{participant} << 32) | static_cast<std::uint64_t>(cell);
         bool fresh = true;
         if (counting_cap_ == 1) {
             // With cap 1 a pair seen before cannot change anything; gaze revisits the same cells within
             // moments, so a small direct-mapped memory of recent pairs drops most repeats before sorting.
+            const std::uint64_t key = (std::uint64_t{participant} << 32) | static_cast<std::uint64_t>(cell);
             std::uint64_t& recent = recent_[(key * 0x9E3779B97F4A7C15ull) >> recent_shift_];
             fresh = recent != key;
             recent = key;
         }
-        if (pending_size_ == pending_capacity_)
-            make_pending_room();
+        Pairs& p = pairs_[participant];
+        if (p.size == p.capacity)
+            make_room(p);
         // Written always, kept only when fresh: whether a pair repeats is unpredictable, and a branch on it
         // mispredicted often enough to cost a fifth of the transition's time.
-        pending_[pending_size_] = key;
-        pending_size_ += fresh ? 1 : 0;
+        p.entries[p.size] = (static_cast<std::uint64_t>(cell) << 32) | 1u;
+        p.size += fresh ? 1 : 0;
     }
 
     // Whether two states may be merged: same aggregate, key kind, parameters and dataset.
     bool compatible(const HeatmapCounts& other) const;
     // Merges other into this (throws InvalidArgument when not compatible).
     void merge(const HeatmapCounts& other, const CancelCheck& cancel);
+    // Merges a serialized state into this without building it first; validates it on the way (throws
+    // CorruptData, after which this state must be discarded, or InvalidArgument when not compatible).
+    void merge_serialized(const std::uint8_t* data, std::size_t size, const CancelCheck& cancel);
 
     // Calls visit(participant index, cell, capped count) for every pair, in (participant index, cell)
-    // order, without modifying the state (pending points are sorted in scratch memory).
+    // order, without modifying the state (pending entries are sorted in scratch memory).
     template <typename Visit> void for_each_pair(Visit visit, const CancelCheck& cancel) const;
     // sums[j] = sum over participants of their capped count in cell j, for all cells.
     void cell_sums(std::int64_t* sums, const CancelCheck& cancel) const;
@@ -122,38 +130,56 @@ public:
     // Calls visit(counts, k) once per cell that has counts, with that cell's per-participant counts.
     template <typename Visit> void for_each_cell(Visit visit, const CancelCheck& cancel) const;
 
-    // The versioned binary form (little-endian, CRC-32 protected, sorted, hence deterministic).
+    // The versioned serialized form: printable characters (text_varint.hpp), CRC-32 protected, participants
+    // in key order with their cells ascending, hence deterministic.
     std::vector<std::uint8_t> serialize(const CancelCheck& cancel) const;
     // Replaces *this by a validated deserialization; throws CorruptData on any inconsistency.
     void deserialize(const std::uint8_t* data, std::size_t size, MemoryArena arena,
                      const CancelCheck& cancel);
+    // Checks a serialized state completely (throws CorruptData) without allocating.
+    static void validate(const std::uint8_t* data, std::size_t size, const CancelCheck& cancel);
 
 private:
-    struct Weighted {
-        std::uint64_t key; // participant << 32 | cell
-        std::uint64_t count;
+    // One participant's pairs: entries[0, run) are distinct cells, ascending, with counts in
+    // [1, counting cap]; entries[run, size) are pending, in arrival order, with counts >= 1.
+    struct Pairs {
+        std::uint64_t* entries; // cell << 32 | count
+        std::uint32_t run;
+        std::uint32_t size;
+        std::uint32_t capacity;
+    };
+    class Decoder;
+    struct AddingSink;
+    // Buffers for reading participants with pending entries (freed on scope exit).
+    struct ReadScratch {
+        std::uint64_t* sorted = nullptr;
+        std::uint64_t* tmp = nullptr;
+        std::uint64_t* merged = nullptr;
+        MemoryArena arena;
+        explicit ReadScratch(const HeatmapCounts& counts);
+        ReadScratch(const ReadScratch&) = delete;
+        ReadScratch& operator=(const ReadScratch&) = delete;
+        ~ReadScratch();
     };
 
     std::uint32_t participant_slow(std::uint64_t key);
     void grow_participants();
-    void make_pending_room();
+    void make_room(Pairs& p);
+    void reserve(Pairs& p, std::uint64_t n);
     void resize_recent(int bits);
-    void push_weighted(std::uint64_t key, std::uint64_t count);
-    // Whether participant indices follow key order and nothing is pending (true of deserialized states).
-    bool canonical() const;
-    // Merges two canonical states with one linear pass, keeping the result canonical.
-    void merge_canonical(const HeatmapCounts& other, const CancelCheck& cancel);
-    // Sorts the pending logs and merges them into the run.
-    void compact(const CancelCheck& cancel);
-    // Merges sorted, distinct (key, count) pairs into the run, in place.
-    template <typename Count>
-    void merge_into_run(const std::uint64_t* keys, const Count* counts, std::size_t n);
-    // Grows a buffer to hold at least n elements (contents are not kept).
-    template <typename T> void reserve(T*& buffer, std::uint64_t& capacity, std::uint64_t n);
-    int key_bits() const; // bits of the sort key (participant index, cell)
-    // Sorted, run-length-merged copies of the pending logs (scratch memory from the arena), for reading.
-    void sorted_pending(std::uint64_t*& keys, std::uint64_t*& counts, std::size_t& size,
-                        const CancelCheck& cancel) const;
+    // Appends n entries to p's pending tail and compacts it when the tail has grown long enough.
+    void append(Pairs& p, const std::uint64_t* entries, std::uint64_t n);
+    // Adds sorted, distinct, saturated entries to a participant (adopted as its run when it has none).
+    void add_sorted(std::uint32_t participant, const std::uint64_t* entries, std::size_t n);
+    // Sorts p's pending tail and merges it into the run.
+    void compact(Pairs& p);
+    // Sorts n pending entries by cell and adds up equal cells (saturating): the result is in out, distinct
+    // and ascending; returns its length. tmp and out hold n entries each; in may be out.
+    std::size_t sort_pending(const std::uint64_t* in, std::size_t n, std::uint64_t* tmp,
+                             std::uint64_t* out) const;
+    // A participant's pairs, sorted, distinct and saturated: its run when nothing is pending, else merged
+    // into the scratch buffers; n is their number.
+    const std::uint64_t* sorted_pairs(std::uint32_t participant, const ReadScratch& s, std::size_t& n) const;
     std::uint32_t saturate(std::uint64_t count) const {
         return static_cast<std::uint32_t>(count > counting_cap_ ? counting_cap_ : count);
     }
@@ -169,6 +195,7 @@ private:
     MemoryArena arena_;
 
     std::uint64_t* participant_keys_; // dense index -> key
+    Pairs* pairs_;                    // dense index -> that participant's pairs
     std::uint32_t participants_;
     std::uint32_t participant_capacity_;
     std::uint32_t* participant_index_; // open addressing: index + 1, 0 when free
@@ -177,55 +204,30 @@ private:
     std::uint32_t last_participant_;
     bool has_last_participant_;
 
-    // The compacted run: distinct keys, ascending, with counts in [1, counting cap].
-    std::uint64_t* run_keys_;
-    std::uint32_t* run_counts_;
-    std::uint64_t run_size_;
-    std::uint64_t run_capacity_;
-    // The radix sort's buffer, reused by compactions.
+    // Compaction's sorting buffers, reused by every participant.
     std::uint64_t* scratch_;
     std::uint64_t scratch_capacity_;
-    // Pending points (count 1 each), in arrival order.
-    std::uint64_t* pending_;
-    std::uint64_t pending_size_;
-    std::uint64_t pending_capacity_;
     // Recently added pairs (cap 1 only), 2^(64 - recent_shift_) entries.
     std::uint64_t* recent_;
     int recent_shift_;
-    // Pending weighted pairs from merges.
-    Weighted* weighted_;
-    std::uint64_t weighted_size_;
-    std::uint64_t weighted_capacity_;
+    std::uint64_t buffered_; // entries of pending room handed out so far (enlarges recent_ once)
 };
 
 template <typename Visit> void HeatmapCounts::for_each_pair(Visit visit, const CancelCheck& cancel) const {
-    std::uint64_t* keys = nullptr;
-    std::uint64_t* counts = nullptr;
-    std::size_t size = 0;
-    sorted_pending(keys, counts, size, cancel);
-    std::size_t i = 0, j = 0;
-    while (i < run_size_ || j < size) {
-        cancel.poll(i + j);
-        std::uint64_t key, count;
-        if (j == size || (i < run_size_ && run_keys_[i] < keys[j])) {
-            key = run_keys_[i];
-            count = run_counts_[i++];
-        } else if (i == run_size_ || keys[j] < run_keys_[i]) {
-            key = keys[j];
-            count = counts[j++];
-        } else {
-            key = keys[j];
-            count = std::uint64_t{run_counts_[i++]} + counts[j++];
-        }
-        visit(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), saturate(count));
+    const ReadScratch scratch(*this);
+    std::size_t visited = 0;
+    for (std::uint32_t p = 0; p < participants_; ++p) {
+        cancel.poll(visited);
+        std::size_t n = 0;
+        const std::uint64_t* entries = sorted_pairs(p, scratch, n);
+        for (std::size_t j = 0; j < n; ++j)
+            visit(p, static_cast<std::uint32_t>(entries[j] >> 32), static_cast<std::uint32_t>(entries[j]));
+        visited += n;
     }
-    arena_.put(keys);
-    arena_.put(counts);
 }
 
 template <typename Visit> void HeatmapCounts::for_each_cell(Visit visit, const CancelCheck& cancel) const {
     std::vector<std::uint64_t> by_cell; // cell << 32 | count
-    by_cell.reserve(run_size_ + pending_size_ + weighted_size_);
     for_each_pair([&](std::uint32_t, std::uint32_t cell,
                       std::uint32_t count) { by_cell.push_back(std::uint64_t{cell} << 32 | count); },
                   cancel);

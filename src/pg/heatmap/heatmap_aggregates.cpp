@@ -14,6 +14,7 @@
 #include "core/heatmap/heatmap_release.hpp"
 #include "core/common/validate.hpp"
 #include "pg/boundary/args.hpp"
+#include "pg/boundary/aggregate_call.hpp"
 #include "pg/boundary/arrays.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/boundary/guard.hpp"
@@ -132,6 +133,8 @@ pg::HeatmapStateObject* state_for_row(FunctionCallInfo fcinfo, core::HeatmapAggr
         if (state == nullptr) {
             state = pg::new_heatmap_state(context);
             init_exact_map(state, key, values[0], values[1], values[2], values[3]);
+            state->parameters_constant =
+                pg::aggregate_arguments_constant(fcinfo, 3); // after participant, x, y
         } else {
             const core::HeatmapParameters& p = state->counts.parameters();
             if (p.grid.width != values[0] || p.grid.height != values[1] || p.cap != values[2] ||
@@ -151,6 +154,7 @@ pg::HeatmapStateObject* state_for_row(FunctionCallInfo fcinfo, core::HeatmapAggr
     if (state == nullptr) {
         state = pg::new_heatmap_state(context);
         init_from_spec(state, aggregate, key, fields);
+        state->parameters_constant = pg::aggregate_arguments_constant(fcinfo, 3); // after participant, x, y
     } else if (!same_spec(state->counts, fields)) {
         spec_changed();
     }
@@ -191,10 +195,11 @@ Datum transition(FunctionCallInfo fcinfo, core::HeatmapAggregate aggregate, core
             PG_RETURN_NULL();
         PG_RETURN_DATUM(PG_GETARG_DATUM(0));
     }
-    // The common case, every row after a group's first: our state, parameters unchanged.
+    // The common case, every row after a group's first: our state, parameters constant or unchanged.
     pg::HeatmapStateObject* state = PG_ARGISNULL(0) ? nullptr : pg::own_heatmap_state(PG_GETARG_DATUM(0));
-    if (state == nullptr || aggregate == core::HeatmapAggregate::ExactMap || PG_ARGISNULL(4) ||
-        !same_spec_image(state, packed_varlena(PG_GETARG_DATUM(4))))
+    if (state == nullptr ||
+        (!state->parameters_constant && (aggregate == core::HeatmapAggregate::ExactMap || PG_ARGISNULL(4) ||
+                                         !same_spec_image(state, packed_varlena(PG_GETARG_DATUM(4))))))
         state = state_for_row(fcinfo, aggregate, key, state, name);
     std::uint64_t participant_key;
     if (key == core::ParticipantKeyKind::TextHash)
@@ -289,13 +294,26 @@ GAZEPRIV_FUNCTION(_optimal_cap_sfunc_bigint) {
                       "optimal_cap");
 }
 
-// Strict: PostgreSQL starts from a copy of the first non-NULL state.
+// Not strict: on a group's first partial state PostgreSQL would otherwise copy it as the starting state,
+// flattening (serialising) the leader's own expanded state only to read it back on the next call. Flat
+// states (from parallel workers, or Citus shards via the text input) merge straight from their bytes.
 GAZEPRIV_FUNCTION(_heatmap_combine) {
     MemoryContext context = aggregate_context_or_error(fcinfo, "heatmap combine");
+    if (PG_ARGISNULL(1)) {
+        if (PG_ARGISNULL(0))
+            PG_RETURN_NULL();
+        PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+    }
+    if (PG_ARGISNULL(0))
+        PG_RETURN_DATUM(pg::heatmap_state_datum(pg::writable_heatmap_state(PG_GETARG_DATUM(1), context)));
     pg::HeatmapStateObject* state = pg::writable_heatmap_state(PG_GETARG_DATUM(0), context);
-    core::HeatmapCounts scratch;
-    const core::HeatmapCounts* other = pg::readable_heatmap_state(PG_GETARG_DATUM(1), &scratch);
-    state->counts.merge(*other, kCancel);
+    if (const pg::HeatmapStateObject* other = pg::our_expanded_state(PG_GETARG_DATUM(1))) {
+        state->counts.merge(other->counts, kCancel);
+    } else {
+        struct varlena* flat = PG_DETOAST_DATUM(PG_GETARG_DATUM(1));
+        state->counts.merge_serialized(reinterpret_cast<const std::uint8_t*>(VARDATA(flat)),
+                                       VARSIZE(flat) - VARHDRSZ, kCancel);
+    }
     state->flat_valid = false;
     PG_RETURN_DATUM(pg::heatmap_state_datum(state));
 }

@@ -9,7 +9,6 @@
 #include "pg/heatmap/heatmap_state.hpp"
 
 extern "C" {
-#include "common/base64.h"
 #include "libpq/pqformat.h"
 #include "utils/memutils.h"
 }
@@ -43,8 +42,7 @@ void serialize_into_cache(void* argument) {
 
 Size state_get_flat_size(ExpandedObjectHeader* header) {
     auto* state = reinterpret_cast<HeatmapStateObject*>(header);
-    if (!state->flat_valid)
-        guarded_call("gazepriv.heatmap_state", serialize_into_cache, state);
+    flat_form(state);
     if (state->flat_size > MaxAllocSize - VARHDRSZ)
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("a heatmap state of %zu bytes exceeds PostgreSQL's 1 GB limit for one value",
@@ -60,21 +58,6 @@ void state_flatten_into(ExpandedObjectHeader* header, void* result, Size allocat
     std::memcpy(VARDATA(result), state->flat, state->flat_size);
 }
 
-HeatmapStateObject* our_expanded_state(Datum value) {
-    if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value)))
-        return nullptr;
-    ExpandedObjectHeader* header = DatumGetEOHP(value);
-    return header->eoh_methods == &heatmap_state_methods ? reinterpret_cast<HeatmapStateObject*>(header)
-                                                         : nullptr;
-}
-
-// Validates a flat state's bytes (throws CorruptData), without keeping anything.
-void validate_flat(const std::uint8_t* bytes, std::size_t size) {
-    core::HeatmapCounts scratch;
-    scratch.deserialize(bytes, size, context_arena(CurrentMemoryContext), kCancel);
-    scratch.release_memory();
-}
-
 void* arena_allocate(void* context, std::size_t bytes) {
     if (bytes > MaxAllocHugeSize)
         return nullptr;
@@ -87,6 +70,23 @@ void arena_release(void*, void* pointer) {
 }
 
 } // namespace
+
+HeatmapStateObject* our_expanded_state(Datum value) {
+    if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value)))
+        return nullptr;
+    ExpandedObjectHeader* header = DatumGetEOHP(value);
+    return header->eoh_methods == &heatmap_state_methods ? reinterpret_cast<HeatmapStateObject*>(header)
+                                                         : nullptr;
+}
+
+void validate_flat(const std::uint8_t* bytes, std::size_t size) {
+    core::HeatmapCounts::validate(bytes, size, kCancel);
+}
+
+void flat_form(HeatmapStateObject* state) {
+    if (!state->flat_valid)
+        guarded_call("gazepriv.heatmap_state", serialize_into_cache, state);
+}
 
 core::MemoryArena context_arena(MemoryContext context) {
     core::MemoryArena arena;
@@ -104,6 +104,7 @@ HeatmapStateObject* new_heatmap_state(MemoryContext aggregate_context) {
     EOH_init_header(&state->header, &heatmap_state_methods, context);
     state->spec_image = nullptr;
     state->spec_image_size = 0;
+    state->parameters_constant = false;
     state->last_participant_size = sizeof state->last_participant + 1;
     state->last_participant_key = 0;
     state->flat = nullptr;
@@ -141,43 +142,46 @@ const core::HeatmapCounts* readable_heatmap_state(Datum value, core::HeatmapCoun
 
 using namespace gazepriv;
 
+// The flat value, the text and the binary form are the same printable bytes (core/heatmap/text_varint.hpp):
+// input validates them completely, output copies them.
+
 GAZEPRIV_FUNCTION(heatmap_state_in) {
     const char* text = PG_GETARG_CSTRING(0);
-    const std::size_t length = std::strlen(text);
-    if (length > static_cast<std::size_t>(INT_MAX) / 2)
-        throw core::LimitExceeded("a heatmap state text of " + std::to_string(length) + " bytes is too long");
-    const int capacity = pg_b64_dec_len(static_cast<int>(length));
-    auto* result = static_cast<struct varlena*>(palloc(VARHDRSZ + capacity));
-    const int size = pg_b64_decode(text, static_cast<int>(length), VARDATA(result), capacity);
-    if (size < 0)
-        throw core::CorruptData("invalid heatmap state: the text is not base64");
-    pg::validate_flat(reinterpret_cast<const std::uint8_t*>(VARDATA(result)), static_cast<std::size_t>(size));
+    const std::size_t size = std::strlen(text);
+    if (size > MaxAllocSize - VARHDRSZ)
+        throw core::LimitExceeded("a heatmap state text of " + std::to_string(size) + " bytes is too long");
+    pg::validate_flat(reinterpret_cast<const std::uint8_t*>(text), size);
+    auto* result = static_cast<struct varlena*>(palloc(VARHDRSZ + size));
+    std::memcpy(VARDATA(result), text, size);
     SET_VARSIZE(result, VARHDRSZ + size);
     PG_RETURN_POINTER(result);
 }
 
 GAZEPRIV_FUNCTION(heatmap_state_out) {
-    struct varlena* flat = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
-    const std::size_t size = VARSIZE(flat) - VARHDRSZ;
-    if (size > static_cast<std::size_t>(INT_MAX) / 4 * 3 - 4)
-        throw core::LimitExceeded("a heatmap state of " + std::to_string(size) +
-                                  " bytes is too large for text");
-    const int capacity = pg_b64_enc_len(static_cast<int>(size));
-    char* text = static_cast<char*>(palloc(capacity + 1));
-    const int written = pg_b64_encode(VARDATA(flat), static_cast<int>(size), text, capacity);
-    if (written < 0)
-        throw core::InternalError("base64 encoding failed");
-    text[written] = '\0';
+    const char* bytes;
+    std::size_t size;
+    if (pg::HeatmapStateObject* state = pg::our_expanded_state(PG_GETARG_DATUM(0))) {
+        pg::flat_form(state); // straight from the state, without a flattened copy in between
+        bytes = reinterpret_cast<const char*>(state->flat);
+        size = state->flat_size;
+    } else {
+        struct varlena* flat = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+        bytes = VARDATA(flat);
+        size = VARSIZE(flat) - VARHDRSZ;
+    }
+    char* text = static_cast<char*>(palloc(size + 1));
+    std::memcpy(text, bytes, size);
+    text[size] = '\0';
     PG_RETURN_CSTRING(text);
 }
 
 GAZEPRIV_FUNCTION(heatmap_state_recv) {
     StringInfo buffer = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
     const std::size_t size = static_cast<std::size_t>(buffer->len - buffer->cursor);
+    pg::validate_flat(reinterpret_cast<const std::uint8_t*>(buffer->data + buffer->cursor), size);
     auto* result = static_cast<struct varlena*>(palloc(VARHDRSZ + size));
     std::memcpy(VARDATA(result), buffer->data + buffer->cursor, size);
     buffer->cursor = buffer->len;
-    pg::validate_flat(reinterpret_cast<const std::uint8_t*>(VARDATA(result)), size);
     SET_VARSIZE(result, VARHDRSZ + size);
     PG_RETURN_POINTER(result);
 }

@@ -1,8 +1,8 @@
 // The SQL type gazepriv.heatmap_state: the transition state of the heatmap aggregates.
 //
-// Flat form (what parallel workers and Citus shards ship, what text input/output encode): a varlena
-// holding HeatmapCounts' versioned binary serialization; text is its base64. Input validates everything
-// (checksum, structure, ranges), so a corrupted state is an error (XX001), never a crash.
+// Flat form (what parallel workers and Citus shards ship): a varlena holding HeatmapCounts' versioned
+// serialization, which is printable, so the text and binary forms are the same bytes. Input validates
+// everything (checksum, structure, ranges), so a corrupted state is an error (XX001), never a crash.
 //
 // In memory, while rows are added, the state is a PostgreSQL expanded object (a read-write pointer to
 // a HeatmapCounts in its own memory context, a child of the aggregate's context), so the transition
@@ -11,6 +11,8 @@
 // DatumIsReadWriteExpandedObject and the context's parent); wherever a flat value is needed, PostgreSQL
 // flattens it through the callbacks below.
 #pragma once
+
+#include <cstring>
 
 #include "core/heatmap/heatmap_counts.hpp"
 
@@ -29,6 +31,8 @@ struct HeatmapStateObject {
     // between rows of one group.
     char* spec_image;
     std::uint32_t spec_image_size;
+    // Whether the parameter arguments are constants or query parameters (then rows need no check).
+    bool parameters_constant;
     // The last text participant and its key, to skip hashing consecutive rows of one participant.
     char last_participant[32];
     std::uint32_t last_participant_size; // > sizeof last_participant: none
@@ -47,10 +51,22 @@ extern const ExpandedObjectMethods heatmap_state_methods;
 inline HeatmapStateObject* own_heatmap_state(Datum value) {
     if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(value)))
         return nullptr;
-    ExpandedObjectHeader* header = DatumGetEOHP(value);
+    // DatumGetEOHP's body, inline: this runs for every row.
+    varatt_expanded pointer;
+    std::memcpy(&pointer, VARDATA_EXTERNAL(DatumGetPointer(value)), sizeof pointer);
+    ExpandedObjectHeader* header = pointer.eohptr;
     return header->eoh_methods == &heatmap_state_methods ? reinterpret_cast<HeatmapStateObject*>(header)
                                                          : nullptr;
 }
+
+// `value` when it is one of our expanded states (read-write or read-only), else nullptr.
+HeatmapStateObject* our_expanded_state(Datum value);
+
+// Validates a flat state's bytes completely (throws CorruptData), without keeping anything.
+void validate_flat(const std::uint8_t* bytes, std::size_t size);
+
+// Makes state->flat the state's serialized form (cached until the state changes).
+void flat_form(HeatmapStateObject* state);
 
 // An arena allocating in a memory context without ever raising a PostgreSQL error.
 core::MemoryArena context_arena(MemoryContext context);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/heatmap/heatmap_counts.hpp"
+#include "core/heatmap/text_varint.hpp"
 
 using namespace gazepriv::core;
 
@@ -260,43 +262,128 @@ TEST(HeatmapCounts, SerializationRoundTripsAndValidates) {
     }
 }
 
+// A serialized state written field by field (the format of HeatmapCounts::serialize), sealed with a valid
+// CRC-32, so that structural checks can be tested behind a checksum that passes.
+std::vector<std::uint8_t> forged(const std::vector<std::uint64_t>& numbers, const char* magic = "GZHM",
+                                 const char* extra = "") {
+    text_varint::Writer w;
+    w.literal(magic);
+    for (std::uint64_t n : numbers)
+        w.number(n);
+    w.literal(extra);
+    const std::vector<std::uint8_t>& b = w.data();
+    w.fixed(static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), b.data(), b.size())), 7);
+    return w.data();
+}
+
 TEST(HeatmapCounts, StructurallyInvalidStatesAreRejectedEvenWithAValidChecksum) {
-    // Rebuild a valid blob's checksum after changing it: the structure checks must still refuse it.
-    Counts c(spec_for(8, 8, 1, 1));
-    c.add(1, 0.5, 0.5);
-    c.add(2, 1.5, 0.5);
-    const std::vector<std::uint8_t> bytes = c.c.serialize(CancelCheck());
-    auto reseal = [](std::vector<std::uint8_t> b) {
-        b.resize(b.size() - 4);
-        const std::uint32_t crc =
-            static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), b.data(), b.size()));
-        for (int i = 0; i < 4; ++i)
-            b.push_back(static_cast<std::uint8_t>(crc >> (8 * i)));
-        return b;
+    // An 8 x 8 exact map with cap 2: version, aggregate, key kind, flags, width, height, cell size, cap,
+    // participants; then per participant: key (later ones as gap - 1), cells, and (gap, count - 1) per cell.
+    const std::vector<std::uint64_t> header = {2, 1, 2, 0, 8, 8, 1, 2};
+    auto state = [&](std::vector<std::uint64_t> body) {
+        std::vector<std::uint64_t> all = header;
+        all.insert(all.end(), body.begin(), body.end());
+        return all;
     };
-    const std::size_t header = 4 + 4 + 16;                      // magic, version/kind/key/flags, grid and cap
-    const std::size_t first_count = header + 4 + 8 + 8 + 1 + 1; // participants, pairs, key, n, cell gap
-    std::vector<std::vector<std::uint8_t>> bad;
-    auto with = [&](std::size_t at, std::uint8_t value) {
-        std::vector<std::uint8_t> b = bytes;
-        b[at] = value;
-        bad.push_back(reseal(b));
-    };
-    with(4, 9);                // version
-    with(5, 7);                // aggregate kind
-    with(8, 0);                // width 0
-    with(20, 0);               // cap 0 (little-endian low byte of 1)
-    with(first_count, 2);      // count 2 > cap 1
-    with(first_count - 1, 99); // cell outside the 8 x 8 grid
-    with(header + 4, 9);       // pair count disagrees
-    for (const auto& b : bad) {
-        HeatmapCounts g;
-        EXPECT_THROW(g.deserialize(b.data(), b.size(), MemoryArena::heap(), CancelCheck()), CorruptData);
+    const std::vector<std::uint64_t> good = state({2, 7, 2, 0, 0, 1, 1, 9, 1, 9, 0});
+    {
+        // The forger writes what serialize writes: participant 7 has cells 0 (count 1) and 2 (count 2),
+        // participant 17 cell 9 (count 1).
+        Counts c(spec_for(8, 8, 1, 2));
+        c.add(7, 0.5, 0.5);
+        c.add(7, 2.5, 0.5);
+        c.add(7, 2.5, 0.5);
+        c.add(17, 1.5, 1.5);
+        EXPECT_EQ(c.c.serialize(CancelCheck()), forged(good));
+        EXPECT_NO_THROW(HeatmapCounts::validate(forged(good).data(), forged(good).size(), CancelCheck()));
     }
-    HeatmapCounts ok;
-    const std::vector<std::uint8_t> same = reseal(bytes);
-    EXPECT_NO_THROW(ok.deserialize(same.data(), same.size(), MemoryArena::heap(), CancelCheck()));
-    ok.release_memory();
+    auto with = [&](std::size_t at, std::uint64_t value) {
+        std::vector<std::uint64_t> b = good;
+        b[at] = value;
+        return forged(b);
+    };
+    std::vector<std::vector<std::uint8_t>> bad = {
+        with(0, 9),                                        // version
+        with(1, 7),                                        // aggregate kind
+        with(2, 3),                                        // participant key kind
+        with(3, 4),                                        // unknown flag
+        with(3, 1),                                        // parameters an exact map does not have
+        with(4, 0),                                        // width 0
+        with(4, std::uint64_t{1} << 40),                   // width beyond int4
+        with(6, 0),                                        // cell size 0
+        with(7, 0),                                        // cap 0
+        with(8, 3),                                        // more participants than written
+        with(8, 1),                                        // fewer (trailing bytes)
+        with(10, 4),                                       // more cells than written
+        with(10, 65),                                      // more cells than the grid has
+        with(11, 64),                                      // a cell outside the grid
+        with(13, 63),                                      // the second cell outside the grid
+        with(12, 2),                                       // count 3 > cap 2
+        with(15, ~std::uint64_t{0}),                       // keys overflow
+        forged(good, "GZHN"),                              // marker
+        forged(state({1, 7, 1, 0}), "GZHM", "*"),          // a character outside the alphabet
+        forged(state({1, 7, 1}), "GZHM", "_____________"), // a number longer than 64 bits
+    };
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+        HeatmapCounts g;
+        EXPECT_THROW(g.deserialize(bad[i].data(), bad[i].size(), MemoryArena::heap(), CancelCheck()),
+                     CorruptData)
+            << i;
+        EXPECT_THROW(HeatmapCounts::validate(bad[i].data(), bad[i].size(), CancelCheck()), CorruptData) << i;
+        Counts target(spec_for(8, 8, 1, 2));
+        EXPECT_THROW(target.c.merge_serialized(bad[i].data(), bad[i].size(), CancelCheck()), CorruptData)
+            << i;
+    }
+}
+
+TEST(HeatmapCounts, SerializedStatesMergeWithoutBeingBuilt) {
+    // What a Citus coordinator does with 32 shard states: merge each text state straight into the result.
+    // By participant (every participant in one state) and by another column (every participant in all).
+    const HeatmapSpec spec = spec_for(40, 30, 1, 2);
+    const auto points = random_points(50000, 40, 40, 30, 17);
+    Counts whole(spec);
+    for (const Point& p : points)
+        whole.add(p.participant, p.x, p.y);
+    for (bool by_participant : {true, false}) {
+        std::vector<std::unique_ptr<Counts>> shards;
+        for (int k = 0; k < 32; ++k)
+            shards.push_back(std::make_unique<Counts>(spec));
+        for (std::size_t i = 0; i < points.size(); ++i)
+            shards[by_participant ? points[i].participant % 32 : i % 32]->add(points[i].participant,
+                                                                              points[i].x, points[i].y);
+        Counts combined(spec);
+        for (const auto& shard : shards) {
+            const auto bytes = shard->c.serialize(CancelCheck());
+            combined.c.merge_serialized(bytes.data(), bytes.size(), CancelCheck());
+        }
+        EXPECT_EQ(combined.sums(), whole.sums()) << by_participant;
+        EXPECT_EQ(combined.c.participants(), whole.c.participants());
+        EXPECT_EQ(combined.c.serialize(CancelCheck()), whole.c.serialize(CancelCheck())) << by_participant;
+    }
+    // A state of other parameters is refused, as merge refuses it.
+    Counts other(spec_for(40, 30, 1, 3));
+    other.add(1, 0.5, 0.5);
+    const auto bytes = other.c.serialize(CancelCheck());
+    EXPECT_THROW(whole.c.merge_serialized(bytes.data(), bytes.size(), CancelCheck()), InvalidArgument);
+}
+
+TEST(HeatmapCounts, TheSerializedFormIsPrintable) {
+    // Citus ships it as text and the flat value is the same bytes: no byte outside the alphabet and "GZHM".
+    HeatmapSpec spec = spec_for(300, 200, 1, 3);
+    spec.parameters.mechanism = HeatmapMechanism::Laplace;
+    spec.parameters.epsilon = 0.5;
+    spec.dataset = "caf\xc3\xa9 \"x\"\n";
+    Counts c(spec, HeatmapAggregate::Release);
+    for (const Point& p : random_points(20000, 300, 300, 200, 23))
+        c.add(p.participant * 0x9E3779B97F4A7C15ull, p.x, p.y); // keys across the whole 64-bit range
+    const auto bytes = c.c.serialize(CancelCheck());
+    for (std::uint8_t b : bytes)
+        EXPECT_TRUE(std::isalnum(b) || b == '-' || b == '_') << static_cast<int>(b);
+    HeatmapCounts back;
+    back.deserialize(bytes.data(), bytes.size(), MemoryArena::heap(), CancelCheck());
+    EXPECT_EQ(back.spec().dataset, spec.dataset);
+    EXPECT_EQ(back.serialize(CancelCheck()), bytes);
+    back.release_memory();
 }
 
 TEST(HeatmapCounts, TextKeysAreStableAcrossPlatforms) {
