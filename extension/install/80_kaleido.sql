@@ -238,9 +238,12 @@ BEGIN
                                                    (p ->> 'h')::float8, (p ->> 'max_tests')::int4);
     RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices,
                c.parameters || jsonb_build_object('participant', participant, 'stimulus', stimulus),
-               format('SELECT k.* FROM (SELECT array_agg(%1$I::float8 ORDER BY %1$I), array_agg(%2$I::float8 ORDER BY %1$I), '
-                      'array_agg(%3$I::float8 ORDER BY %1$I) FROM %4$s WHERE %5$I::text = $2 AND %6$s) s(ts, xs, ys), '
-                      'LATERAL @extschema@.kaleido(coalesce(s.ts, ''{}''), coalesce(s.xs, ''{}''), coalesce(s.ys, ''{}''), '
+               -- The samples are read first and ordered afterwards: Citus cannot order an aggregate's input
+               -- across the shards of a table distributed by another column than the participant.
+               format('WITH raw AS MATERIALIZED (SELECT %1$I::float8 AS t, %2$I::float8 AS x, %3$I::float8 AS y '
+                      'FROM %4$s WHERE %5$I::text = $2 AND %6$s), '
+                      's(ts, xs, ys) AS (SELECT array_agg(t ORDER BY t), array_agg(x ORDER BY t), array_agg(y ORDER BY t) '
+                      'FROM raw) SELECT k.* FROM s, LATERAL @extschema@.kaleido(coalesce(s.ts, ''{}''), coalesce(s.xs, ''{}''), coalesce(s.ys, ''{}''), '
                       '$3, %7$L::int4, %8$L::float8, %9$L::float8, %10$L::float8, %11$L::float8, %12$L::int4, $10, NULL) k',
                       d.time_column, d.x_column, d.y_column, d.relation, d.participant_column,
                       CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $11', d.stimulus_column) END,
