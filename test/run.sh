@@ -6,7 +6,9 @@
 #      started for the run, as an unprivileged user (initdb refuses root),
 #   4. the script tests in test/scripts/ (stress, crash and similar multi-process tests) and the security
 #      suite in test/security/ (one script per attack class, playing the attacker as a non-superuser),
-#   5. the privacy audit's fast form (test/audit/run.sh): every mechanism's loss bounded from below.
+#   5. the privacy audit's fast form (test/audit/run.sh): every mechanism's loss bounded from below,
+#   6. the Citus suite (test/citus/): a coordinator and two workers, when Citus is installed for PG_CONFIG or
+#      can be built from ../shared/citus (otherwise one line says how to enable it).
 # As root on a fresh Debian bookworm machine it installs its own dependencies first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -124,6 +126,22 @@ FAILED=$((FAILED + bad))
 if [ $status -ne 0 ] && [ "$bad" -eq 0 ]; then
     record "privacy audit (did not run)" 1
     tail -30 "$stage/audit.log"
+fi
+
+log "Citus suite: a coordinator and two workers (test/citus)"
+bash test/citus/run.sh >"$stage/citus.log" 2>&1
+status=$?
+if [ $status -eq 3 ]; then
+    tail -1 "$stage/citus.log" # the one line saying how to enable it
+else
+    grep -E '\.\.\. (ok|FAILED|failed)' "$stage/citus.log"
+    PASSED=$((PASSED + $(grep -cE '\.\.\. ok' "$stage/citus.log")))
+    bad=$(grep -cE '\.\.\. (FAILED|failed)' "$stage/citus.log")
+    FAILED=$((FAILED + bad))
+    if [ $status -ne 0 ]; then
+        [ "$bad" -eq 0 ] && record "Citus suite (did not run)" 1
+        grep -vE '\.\.\. (ok|FAILED|failed)' "$stage/citus.log" | head -300
+    fi
 fi
 
 finish

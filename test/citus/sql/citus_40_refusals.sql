@@ -1,0 +1,24 @@
+-- What Citus cannot run the way gazepriv needs is refused with the documented errors, never silently run
+-- another way.
+
+-- No silent row gather: an aggregate Citus cannot combine on the coordinator (ordered or DISTINCT input, or
+-- beside an aggregate that is not combinable) would pull every row to the coordinator; with
+-- citus.coordinator_aggregation_strategy = 'disabled' it is an error instead.
+SELECT citus_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.gaze_map(participant, x, y, 1280, 1024, 1 ORDER BY t_ms) FROM citus_test.gaze_by_stimulus$$,
+    $$SELECT gazepriv.gaze_map(DISTINCT participant, x, y, 1280, 1024, 1) FROM citus_test.gaze_by_stimulus$$,
+    $$SELECT gazepriv.gaze_map(participant, x, y, 1280, 1024, 1), array_agg(x ORDER BY t_ms)
+      FROM citus_test.gaze_by_stimulus$$]) q;
+-- Grouped by the distribution column the same aggregates run whole on the shards (nothing to gather).
+SELECT citus_test.plan_of($$SELECT stimulus, gazepriv.gaze_map(participant, x, y, 1280, 1024, 1 ORDER BY t_ms)
+                            FROM citus_test.gaze_by_stimulus GROUP BY stimulus$$) AS ordered_input_by_distribution_column;
+
+-- Live feeds: kaleido_attach puts a trigger on the source table; Citus does not run triggers on distributed
+-- tables.
+SELECT citus_test.error_of($$SELECT gazepriv.kaleido_attach('citus_test.gaze_by_participant', 'citus_test.live_out',
+                                                            'participant', 1, 30, 20)$$) AS attach_distributed;
+SELECT to_regclass('citus_test.live_out') IS NULL AS nothing_created;
+
+-- The budget tables live on the coordinator; on a worker there is no dataset to release from.
+SELECT success, result AS release_on_worker FROM run_command_on_workers(
+    $$SELECT gazepriv.release_count('uniss_by_participant', 0.1)$$);
