@@ -430,21 +430,31 @@ std::size_t HeatmapCounts::sort_pending(const std::uint64_t* in, std::size_t n, 
     return m;
 }
 
-void HeatmapCounts::compact(Pairs& p) {
-    const std::size_t n = p.size - p.run;
-    if (n == 0)
-        return;
-    if (scratch_capacity_ < 2 * n) {
-        const std::uint64_t grown = std::max<std::uint64_t>(2 * n, scratch_capacity_ + scratch_capacity_ / 2);
+std::uint64_t* HeatmapCounts::scratch(std::uint64_t n) {
+    if (scratch_capacity_ < n) {
+        const std::uint64_t grown = std::max<std::uint64_t>(n, scratch_capacity_ + scratch_capacity_ / 2);
         auto* fresh = static_cast<std::uint64_t*>(arena_.get(grown * sizeof(std::uint64_t)));
         arena_.put(scratch_);
         scratch_ = fresh;
         scratch_capacity_ = grown;
     }
-    std::uint64_t* sorted = scratch_;
-    const std::size_t m = sort_pending(p.entries + p.run, n, scratch_ + n, sorted);
-    // Merge from the back into [0, run + m) (the tail was copied out): the write position k never falls
-    // below the next unread run element i (k >= i + j), so the run is merged in place.
+    return scratch_;
+}
+
+void HeatmapCounts::compact(Pairs& p) {
+    const std::size_t n = p.size - p.run;
+    if (n == 0)
+        return;
+    std::uint64_t* sorted = scratch(2 * n);
+    const std::size_t m = sort_pending(p.entries + p.run, n, sorted + n, sorted);
+    p.size = p.run; // the tail now lives in scratch
+    merge_into_run(p, sorted, m);
+}
+
+void HeatmapCounts::merge_into_run(Pairs& p, const std::uint64_t* sorted, std::size_t m) {
+    reserve(p, std::uint64_t{p.run} + m);
+    // Merge from the back into [0, run + m): the write position k never falls below the next unread run
+    // element i (k >= i + j), so the run is merged in place.
     std::uint64_t* e = p.entries;
     std::size_t i = p.run, j = m, k = p.run + m;
     while (j > 0) {
@@ -524,15 +534,21 @@ bool HeatmapCounts::compatible(const HeatmapCounts& other) const {
            (dataset_size_ == 0 || std::memcmp(dataset_, other.dataset_, dataset_size_) == 0);
 }
 
+bool HeatmapCounts::merges_linearly(const Pairs& p, std::uint64_t n) {
+    return p.size == p.run && 4 * n >= p.run;
+}
+
 void HeatmapCounts::add_sorted(std::uint32_t participant, const std::uint64_t* entries, std::size_t n) {
     Pairs& p = pairs_[participant];
     if (p.size == 0) { // a participant new to this state adopts the run as it is
         reserve(p, n);
         std::memcpy(p.entries, entries, n * sizeof(std::uint64_t));
         p.run = p.size = static_cast<std::uint32_t>(n);
-        return;
+    } else if (merges_linearly(p, n)) {
+        merge_into_run(p, entries, n);
+    } else {
+        append(p, entries, n);
     }
-    append(p, entries, n);
 }
 
 void HeatmapCounts::merge(const HeatmapCounts& other, const CancelCheck& cancel) {
@@ -768,20 +784,26 @@ struct HeatmapCounts::AddingSink {
     HeatmapCounts& counts;
     std::uint32_t participant = 0;
     std::uint64_t n = 0;
-    bool adopted = false;
+    enum { Adopt, Merge, Append } how = Adopt;
 
     std::uint64_t* begin(std::uint64_t key, std::uint64_t entries) {
         participant = counts.participant(key);
         n = entries;
         Pairs& p = counts.pairs_[participant];
-        adopted = p.size == 0;
+        how = p.size == 0 ? Adopt : merges_linearly(p, n) ? Merge : Append;
+        if (how == Merge)
+            return counts.scratch(n);
         counts.reserve(p, std::uint64_t{p.size} + n);
         return p.entries + p.size;
     }
     void end() {
         Pairs& p = counts.pairs_[participant];
+        if (how == Merge) {
+            counts.merge_into_run(p, counts.scratch_, n);
+            return;
+        }
         p.size += static_cast<std::uint32_t>(n);
-        if (adopted)
+        if (how == Adopt)
             p.run = p.size;
         else if (p.size - p.run >= std::max(kMinPending, p.run))
             counts.compact(p);

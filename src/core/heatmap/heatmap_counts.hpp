@@ -173,6 +173,13 @@ private:
     void add_sorted(std::uint32_t participant, const std::uint64_t* entries, std::size_t n);
     // Sorts p's pending tail and merges it into the run.
     void compact(Pairs& p);
+    // Merges m sorted, distinct, saturated entries (outside p's buffer) into p's run; p has no tail.
+    void merge_into_run(Pairs& p, const std::uint64_t* sorted, std::size_t m);
+    // Whether n sorted entries are merged into p's run at once (p has no tail and they are not few
+    // against it) rather than appended to the tail: merging k partial states of comparable size linearly,
+    // many small ones by sorting them together.
+    static bool merges_linearly(const Pairs& p, std::uint64_t n);
+    std::uint64_t* scratch(std::uint64_t n); // the scratch buffer, with room for n entries
     // Sorts n pending entries by cell and adds up equal cells (saturating): the result is in out, distinct
     // and ascending; returns its length. tmp and out hold n entries each; in may be out.
     std::size_t sort_pending(const std::uint64_t* in, std::size_t n, std::uint64_t* tmp,
