@@ -13,6 +13,12 @@ SELECT citus_test.error_of(q) FROM unnest(ARRAY[
 SELECT citus_test.plan_of($$SELECT stimulus, gazepriv.gaze_map(participant, x, y, 1280, 1024, 1 ORDER BY t_ms)
                             FROM citus_test.gaze_by_stimulus GROUP BY stimulus$$) AS ordered_input_by_distribution_column;
 
+-- The parameters must be the same on every row of a group, on the shards too: a spec that varies is refused
+-- wherever the transition function runs (a constant spec is checked once per group, also under Citus'
+-- worker_partial_agg; any other is compared on every row).
+SELECT citus_test.error_of($$SELECT gazepriv.dp_heatmap(participant, x, y,
+    gazepriv.heatmap_spec(1280, 1024, CASE WHEN x > 600 THEN 1 ELSE 2 END)) FROM citus_test.gaze_by_stimulus$$) AS varying_spec;
+
 -- Live feeds: kaleido_attach puts a trigger on the source table; Citus does not run triggers on distributed
 -- tables.
 SELECT citus_test.error_of($$SELECT gazepriv.kaleido_attach('citus_test.gaze_by_participant', 'citus_test.live_out',
