@@ -139,11 +139,12 @@ constexpr int kSmallRecent = 6;           // 64 entries for small states (many g
 constexpr int kLargeRecent = 9;           // 512 entries (4 KiB, stays in L1) once a state holds many pairs
 constexpr std::uint64_t kLargeRecentAfter = std::uint64_t{1} << 16;
 
-// LSD radix sort of n 64-bit entries by their upper 32 bits (`bits` of them significant), in as few passes
-// of at most kMaxDigitBits-bit digits as possible, fewer bits per digit for short arrays (the histograms
-// would cost more than the scatter); the result is in a, tmp has room for n entries. The histograms of every
-// digit come from one read; digits that are the same for every entry are skipped.
-void radix_sort(std::uint64_t* a, std::uint64_t* tmp, std::size_t n, int bits) {
+// LSD radix sort of n 64-bit entries by their upper 32 bits (`bits` of them significant) from `in` into
+// `out`, in as few passes of at most kMaxDigitBits-bit digits as possible, fewer bits per digit for short
+// arrays (the histograms would cost more than the scatter); tmp has room for n entries, `in` is left as it
+// was unless it is `out`. The histograms of every digit come from one read; digits that are the same for
+// every entry are skipped.
+void radix_sort(const std::uint64_t* in, std::uint64_t* tmp, std::uint64_t* out, std::size_t n, int bits) {
     int max_digit = kMaxDigitBits;
     while (max_digit > 6 && (std::size_t{1} << (max_digit + 2)) > n)
         --max_digit;
@@ -154,12 +155,18 @@ void radix_sort(std::uint64_t* a, std::uint64_t* tmp, std::size_t n, int bits) {
     std::uint32_t histograms[3 << kMaxDigitBits]; // passes <= 3: cells have at most 27 bits
     std::memset(histograms, 0, sizeof(std::uint32_t) * passes * buckets);
     for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t k = a[i] >> 32;
+        const std::uint64_t k = in[i] >> 32;
         for (int p = 0; p < passes; ++p)
             ++histograms[p * buckets + ((k >> (p * digit)) & mask)];
     }
-    std::uint64_t* from = a;
-    std::uint64_t* to = tmp;
+    int scatters = 0; // the passes whose digit varies, each a scatter
+    for (int p = 0; p < passes; ++p) {
+        const std::uint32_t* count = histograms + p * buckets;
+        scatters += std::find(count, count + buckets, n) == count + buckets ? 1 : 0;
+    }
+    // Alternate between out and tmp so that the last scatter writes out.
+    const std::uint64_t* from = in;
+    std::uint64_t* to = scatters % 2 == 1 ? out : tmp;
     for (int p = 0; p < passes; ++p) {
         std::uint32_t* count = histograms + p * buckets;
         if (std::find(count, count + buckets, n) != count + buckets)
@@ -170,10 +177,11 @@ void radix_sort(std::uint64_t* a, std::uint64_t* tmp, std::size_t n, int bits) {
         const int shift = 32 + p * digit;
         for (std::size_t i = 0; i < n; ++i)
             to[count[(from[i] >> shift) & mask]++] = from[i];
-        std::swap(from, to);
+        from = to;
+        to = to == out ? tmp : out;
     }
-    if (from != a)
-        std::memcpy(a, from, n * sizeof(std::uint64_t));
+    if (from != out)
+        std::memmove(out, from, n * sizeof(std::uint64_t));
 }
 
 int bits_for(std::uint64_t values) { // bits to represent 0 .. values - 1
@@ -413,12 +421,13 @@ void HeatmapCounts::append(Pairs& p, const std::uint64_t* entries, std::uint64_t
 
 std::size_t HeatmapCounts::sort_pending(const std::uint64_t* in, std::size_t n, std::uint64_t* tmp,
                                         std::uint64_t* out) const {
-    if (in != out)
-        std::memcpy(out, in, n * sizeof(std::uint64_t));
-    if (n < kSmallSort)
+    if (n < kSmallSort) {
+        if (in != out)
+            std::memcpy(out, in, n * sizeof(std::uint64_t));
         std::sort(out, out + n);
-    else
-        radix_sort(out, tmp, n, cell_bits_);
+    } else {
+        radix_sort(in, tmp, out, n, cell_bits_);
+    }
     std::size_t m = 0;
     for (std::size_t i = 0; i < n; ++i) {
         if (m > 0 && cell_of_entry(out[m - 1]) == cell_of_entry(out[i]))
