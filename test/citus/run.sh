@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Citus suite: a coordinator and two workers on this machine (test/citus/lib.sh), gazepriv created on the
 # coordinator, then test/citus/sql/*.sql run by pg_regress against the coordinator (expected output in
-# test/citus/expected/). Prints pg_regress' "test ... ok|FAILED" lines, and the differences of failed tests.
+# test/citus/expected/) and the multi-client scripts test/citus/scripts/*.sh on the same cluster. Prints one
+# "test ... ok|FAILED" line per test, and the differences or output of failed ones.
 # Exit status: 0 all passed, 1 a failure, 3 Citus is not available here (one line says how to enable it).
 # Run by test/run.sh; by hand: PG_CONFIG=... test/citus/run.sh (as root, or as the server user).
 set -uo pipefail
@@ -48,6 +49,21 @@ grep -E '\.\.\. (ok|FAILED|failed)' "$work/regress.log"
 if [ $status -ne 0 ]; then
     grep -qE '\.\.\. (FAILED|failed)' "$work/regress.log" || tail -30 "$work/regress.log"
     head -300 "$work/suite/regression.diffs" 2>/dev/null
+fi
+
+# Multi-client scripts on the same cluster (test/citus/scripts/*.sh).
+export CITUS_DIR CITUS_PORT
+for t in test/citus/scripts/*.sh; do
+    name=$(basename "$t" .sh)
+    if bash "$t" >"$work/$name.log" 2>&1; then
+        echo "test $name ... ok"
+    else
+        echo "test $name ... FAILED"
+        tail -20 "$work/$name.log"
+        status=1
+    fi
+done
+if [ $status -ne 0 ]; then
     for i in 0 1 2; do tail -5 "$work/cluster/node$i.log"; done
     exit 1
 fi

@@ -294,6 +294,7 @@ void emit_stored(FunctionCallInfo fcinfo, Datum rows) {
 } // namespace
 
 GAZEPRIV_FUNCTION(analyst_release) {
+    pg::require_charging_context(); // a clear refusal on a Citus worker, rather than "no budget"
     const Oid caller = pg::calling_role();
     Arguments args;
     const Function f = describe(fcinfo, &args);

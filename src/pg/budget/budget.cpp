@@ -8,6 +8,7 @@
 #include "pg/boundary/args.hpp"
 #include "pg/budget/budget.hpp"
 #include "pg/budget/charge_queue.hpp"
+#include "pg/budget/citus_node.hpp"
 #include "pg/budget/identity.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/memory.hpp"
@@ -55,7 +56,9 @@ void copy_text(char* dst, std::size_t size, const char* src, const char* what, i
     std::memcpy(dst, src, n + 1);
 }
 
-void refuse_where_charging_is_impossible() {
+} // namespace
+
+void require_charging_context() {
     if (IsParallelWorker())
         ereport(ERROR, (errcode(kPB003), errmsg("privacy budgets cannot be charged inside a parallel worker"),
                         errhint("Mark the releasing function PARALLEL RESTRICTED.")));
@@ -69,7 +72,16 @@ void refuse_where_charging_is_impossible() {
         ereport(ERROR, (errcode(kPB003),
                         errmsg("privacy budgets are charged only on the node where the query was issued, "
                                "not inside a Citus shard query")));
+    if (const char* coordinator = citus_coordinator_of_worker())
+        ereport(ERROR,
+                (errcode(kPB003),
+                 errmsg("privacy budgets are charged on the Citus coordinator%s%s, not on a worker node",
+                        coordinator[0] != '\0' ? " " : "", coordinator),
+                 errdetail("Datasets, budgets, release policies and the ledger live on the coordinator."),
+                 errhint("Connect to the coordinator to release.")));
 }
+
+namespace {
 
 long remaining_ms(TimestampTz deadline) {
     return TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
@@ -176,6 +188,7 @@ std::int64_t charge_release(const char* dataset, const core::ReleaseCost& cost) 
 std::int64_t charge_own_release(const Charge& charge) {
     if (charge.dataset == nullptr || charge.dataset[0] == '\0')
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a charge needs a dataset name")));
+    require_charging_context(); // before the dataset is looked up: on a Citus worker there is none
     require_dataset_owner(charge.dataset);
     return charge_budget(charge, calling_role());
 }
@@ -196,7 +209,7 @@ std::int64_t charge_budget(const Charge& charge, unsigned int role) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("the sampler distance must be at least 0 and below 1, got %g",
                                charge.sampler_distance)));
-    refuse_where_charging_is_impossible();
+    require_charging_context();
 
     ChargeSlot* slot = my_charge_slot();
     const TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), charge_timeout_ms);

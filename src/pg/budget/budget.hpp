@@ -40,6 +40,11 @@ Charge charge_from_cost(const char* dataset, const core::ReleaseCost& cost);
 // no C++ object alive.
 std::int64_t charge_budget(const Charge& charge, unsigned int role);
 
+// Refuses (PB003) where no budget can be charged: a parallel worker, a standby, a Citus shard query, a Citus
+// worker node (budgets live on the coordinator, which the error names). Charges check it first, and so do the
+// analyst releases, before they look the dataset up. It can raise PostgreSQL errors.
+void require_charging_context();
+
 // A release made from raw data by the role whose privileges run the call (a curator's pd_synthesize,
 // k_same_select, kaleido, dp_heatmap, release_series ... with dataset =>), logged on a dataset it owns:
 // ERROR 42501 otherwise (pg/budget/identity.hpp), then charge_budget for that role.
