@@ -93,9 +93,23 @@ DECLARE
     qualified text;
     published_oid oid;
     cost record;
+    citus_table boolean;
 BEGIN
     -- Validates the parameters (ERROR 22023) before anything is created.
     SELECT * INTO cost FROM @extschema@.kaleido_cost(epsilon, w, r, l_thresh, t_skip, h, max_tests);
+    -- Citus runs no trigger on a distributed table (and one on a shard could not find the stream's state, kept
+    -- on the coordinator): a live feed ingests through a table of the coordinator, whose published table may
+    -- be distributed by the stream column.
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)'
+            INTO citus_table USING source;
+        IF citus_table THEN
+            RAISE EXCEPTION 'the source of a live feed cannot be a Citus table: % is one', source
+                USING ERRCODE = '0A000',
+                      HINT = 'Insert the samples into a plain table on the coordinator and attach the feed to it; '
+                             'its published table may be distributed by the stream column.';
+        END IF;
+    END IF;
     -- An unqualified published name lives in the source table's schema (this function's search_path is
     -- pinned, so the caller's cannot be used).
     IF pg_catalog.cardinality(names) = 1 THEN
@@ -158,7 +172,9 @@ COMMENT ON FUNCTION @extschema@.kaleido_attach(regclass, text, name, float8, int
     'the published table if it does not exist (stream, t_ms, x, y, published, action, epsilon_spent; an '
     'unqualified name is created in the schema of source) and '
     'the statement-level kaleido_publish trigger on source. Grant other roles SELECT on the published table '
-    'only. Needs the privileges to create a trigger on source. Privacy: as kaleido(), per stream. With dataset '
+    'only. Needs the privileges to create a trigger on source. On Citus the source is a plain table of the '
+    'coordinator (ERROR 0A000 for a Citus table); the published table may be distributed by the stream column. '
+    'Privacy: as kaleido(), per stream. With dataset '
     '(curators), the feed''s standing w-event guarantee (epsilon per window) is charged once, before the '
     'trigger exists; without, nothing is charged.';
 

@@ -19,8 +19,8 @@ SELECT citus_test.plan_of($$SELECT stimulus, gazepriv.gaze_map(participant, x, y
 SELECT citus_test.error_of($$SELECT gazepriv.dp_heatmap(participant, x, y,
     gazepriv.heatmap_spec(1280, 1024, CASE WHEN x > 600 THEN 1 ELSE 2 END)) FROM citus_test.gaze_by_stimulus$$) AS varying_spec;
 
--- Live feeds: kaleido_attach puts a trigger on the source table; Citus does not run triggers on distributed
--- tables.
+-- Live feeds: Citus runs no trigger on a distributed table, so a feed's source cannot be one (0A000, nothing
+-- created); see citus_50_live_feeds for the supported way.
 SELECT citus_test.error_of($$SELECT gazepriv.kaleido_attach('citus_test.gaze_by_participant', 'citus_test.live_out',
                                                             'participant', 1, 30, 20)$$) AS attach_distributed;
 SELECT to_regclass('citus_test.live_out') IS NULL AS nothing_created;
