@@ -388,7 +388,7 @@ void HeatmapCounts::reserve(Pairs& p, std::uint64_t n) {
     if (n > std::uint64_t{UINT32_MAX})
         throw LimitExceeded("a participant's heatmap counts exceed 2^32 entries");
     const std::uint64_t grown =
-        std::min<std::uint64_t>(UINT32_MAX, std::max<std::uint64_t>({n, std::uint64_t{p.capacity} * 2, 8}));
+        std::min<std::uint64_t>(UINT32_MAX, std::max<std::uint64_t>({n, std::uint64_t{p.capacity} * 2, 2}));
     auto* entries = static_cast<std::uint64_t*>(arena_.get(grown * sizeof(std::uint64_t)));
     if (p.size != 0)
         std::memcpy(entries, p.entries, std::size_t{p.size} * sizeof(std::uint64_t));
