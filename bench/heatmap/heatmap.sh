@@ -9,7 +9,7 @@
 # the default 4MB PostgreSQL sorts the 10 M rows instead).
 # Then on Citus, when it is installed or can be built (test/citus/lib.sh): the same rows distributed by
 # participant (32 shards) on a coordinator and two workers of this machine, so the figures show Citus'
-# overhead, not scale-out; best of 5, wall clock and the CPU time of every process of the three nodes.
+# overhead, not scale-out; wall clock and the CPU time of every process of the three nodes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib.sh
@@ -31,6 +31,9 @@ VACUUM ANALYZE samples;
 CREATE FUNCTION cpu_ms() RETURNS float8 LANGUAGE sql AS $$
     SELECT (split_part(s, ' ', 14)::float8 + split_part(s, ' ', 15)::float8) * 1000 / 100
     FROM pg_read_file('/proc/self/stat') s $$;
+SQL
+# best_ms(query): the best of 7 runs' wall clock and CPU time (cpu_ms(), defined per cluster).
+best_ms_sql=$(cat <<'SQL'
 CREATE FUNCTION best_ms(q text, reps int DEFAULT 7, OUT wall float8, OUT cpu float8) LANGUAGE plpgsql AS $$
 DECLARE t0 timestamptz; c0 float8; BEGIN
     wall := 'Infinity';
@@ -44,6 +47,20 @@ DECLARE t0 timestamptz; c0 float8; BEGIN
     END LOOP;
 END $$;
 SQL
+)
+# The queries, measured in order (6 repeats the baseline: the scan's time is the better of the two).
+queries_sql=$(cat <<'SQL'
+CREATE TABLE queries (ord, name, sql) AS VALUES
+    (1, 'baseline: count(*), sum(x), sum(y)', 'SELECT count(*), sum(x), sum(y) FROM samples'),
+    (2, 'dp_heatmap, 1280 x 1024, 1 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1)) FROM samples'),
+    (3, 'dp_heatmap, 1280 x 1024, 8 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1, cell_size => 8)) FROM samples'),
+    (4, 'gaze_map (exact), 1 px cells, cap 2', 'SELECT gazepriv.gaze_map(participant, x, y, 1280, 1024, 2) FROM samples'),
+    (5, 'dp_heatmap per image (GROUP BY stimulus)', 'SELECT stimulus, gazepriv.dp_heatmap(participant, x - 359, y - 131, gazepriv.heatmap_spec(562, 762, 1)) FROM samples GROUP BY stimulus'),
+    (6, 'baseline again', 'SELECT count(*), sum(x), sum(y) FROM samples'),
+    (7, 'baseline per image: count, sums GROUP BY stimulus', 'SELECT stimulus, count(*), sum(x), sum(y) FROM samples GROUP BY stimulus');
+SQL
+)
+psql_ -c "$best_ms_sql" -c "$queries_sql"
 psql_ -At -c "SELECT 'rows: ' || count(*) || ', participants: ' || count(DISTINCT participant) || ', table: ' ||
               pg_size_pretty(pg_total_relation_size('samples')) || ', jit: ' || current_setting('jit') FROM samples"
 
@@ -54,18 +71,10 @@ DO $$
 DECLARE
     q record;
     mode record;
-    baseline text := 'SELECT count(*), sum(x), sum(y) FROM samples';
 BEGIN
     FOR mode IN SELECT * FROM (VALUES ('serial', 0), ('2 workers', 2)) m(name, workers) LOOP
         EXECUTE format('SET max_parallel_workers_per_gather = %s', mode.workers);
-        FOR q IN SELECT * FROM (VALUES
-            (1, 'baseline: count(*), sum(x), sum(y)', baseline),
-            (2, 'dp_heatmap, 1280 x 1024, 1 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1)) FROM samples'),
-            (3, 'dp_heatmap, 1280 x 1024, 8 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1, cell_size => 8)) FROM samples'),
-            (4, 'gaze_map (exact), 1 px cells, cap 2', 'SELECT gazepriv.gaze_map(participant, x, y, 1280, 1024, 2) FROM samples'),
-            (5, 'dp_heatmap per image (GROUP BY stimulus)', 'SELECT stimulus, gazepriv.dp_heatmap(participant, x - 359, y - 131, gazepriv.heatmap_spec(562, 762, 1)) FROM samples GROUP BY stimulus'),
-            (6, 'baseline again', baseline),
-            (7, 'baseline per image: count, sums GROUP BY stimulus', 'SELECT stimulus, count(*), sum(x), sum(y) FROM samples GROUP BY stimulus')) v(ord, name, sql) LOOP
+        FOR q IN SELECT * FROM queries ORDER BY ord LOOP
             INSERT INTO results SELECT mode.name, q.name, b.wall, b.cpu, q.ord FROM best_ms(q.sql) b;
         END LOOP;
     END LOOP;
@@ -93,10 +102,10 @@ cpsql -c "CREATE EXTENSION gazepriv" -c "CREATE TABLE samples (participant text,
     -c "SELECT create_distributed_table('samples', 'participant')" >/dev/null
 cluster_psql -c "COPY samples TO STDOUT (FORMAT binary)" | cpsql -c "COPY samples FROM STDIN (FORMAT binary)"
 cpsql -c "VACUUM ANALYZE samples"
-# Every process of the three nodes (each postmaster and its children; a child that exited counts in its
-# postmaster's cutime/cstime), in ms.
+# cpu_ms(): every process of the three nodes (each postmaster and its children; a child that exited counts in
+# its postmaster's cutime/cstime), in ms.
 cpsql <<SQL
-CREATE FUNCTION cluster_cpu_ms() RETURNS float8 LANGUAGE plpgsql AS \$\$
+CREATE FUNCTION cpu_ms() RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE total float8 := 0; node text; postmaster text; pid text; f text[];
 BEGIN
     FOREACH node IN ARRAY ARRAY['$citus_dir/node0', '$citus_dir/node1', '$citus_dir/node2'] LOOP
@@ -113,19 +122,8 @@ BEGIN
     END LOOP;
     RETURN total * 1000 / 100;
 END \$\$;
-CREATE FUNCTION best_ms(q text, reps int DEFAULT 5, OUT wall float8, OUT cpu float8) LANGUAGE plpgsql AS \$\$
-DECLARE t0 timestamptz; c0 float8; BEGIN
-    wall := 'Infinity';
-    cpu := 'Infinity';
-    FOR i IN 1..reps LOOP
-        t0 := clock_timestamp();
-        c0 := cluster_cpu_ms();
-        EXECUTE q;
-        cpu := least(cpu, cluster_cpu_ms() - c0);
-        wall := least(wall, extract(epoch FROM clock_timestamp() - t0) * 1000);
-    END LOOP;
-END \$\$;
 SQL
+cpsql -c "$best_ms_sql" -c "$queries_sql"
 cpsql -At -c "SELECT format('%s: %s rows in %s shards on %s workers, distributed by participant', split_part(citus_version(), ' on ', 1),
                      (SELECT count(*) FROM samples), (SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'samples'::regclass),
                      (SELECT count(*) FROM pg_dist_node WHERE groupid > 0))"
@@ -134,18 +132,9 @@ SET work_mem = '256MB';
 SET citus.coordinator_aggregation_strategy = 'disabled';
 CREATE TEMP TABLE results (query text, wall float8, cpu float8, ord int);
 DO $$
-DECLARE
-    q record;
-    baseline text := 'SELECT count(*), sum(x), sum(y) FROM samples';
+DECLARE q record;
 BEGIN
-    FOR q IN SELECT * FROM (VALUES
-        (1, 'baseline: count(*), sum(x), sum(y)', baseline),
-        (2, 'dp_heatmap, 1280 x 1024, 1 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1)) FROM samples'),
-        (3, 'dp_heatmap, 1280 x 1024, 8 px cells', 'SELECT gazepriv.dp_heatmap(participant, x, y, gazepriv.heatmap_spec(1280, 1024, 1, cell_size => 8)) FROM samples'),
-        (4, 'gaze_map (exact), 1 px cells, cap 2', 'SELECT gazepriv.gaze_map(participant, x, y, 1280, 1024, 2) FROM samples'),
-        (5, 'dp_heatmap per image (GROUP BY stimulus)', 'SELECT stimulus, gazepriv.dp_heatmap(participant, x - 359, y - 131, gazepriv.heatmap_spec(562, 762, 1)) FROM samples GROUP BY stimulus'),
-        (6, 'baseline again', baseline),
-        (7, 'baseline per image: count, sums GROUP BY stimulus', 'SELECT stimulus, count(*), sum(x), sum(y) FROM samples GROUP BY stimulus')) v(ord, name, sql) LOOP
+    FOR q IN SELECT * FROM queries ORDER BY ord LOOP
         INSERT INTO results SELECT q.name, b.wall, b.cpu, q.ord FROM best_ms(q.sql) b;
     END LOOP;
 END $$;

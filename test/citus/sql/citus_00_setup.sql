@@ -41,6 +41,14 @@ BEGIN
     END IF;
     RETURN 'ROW GATHER: ' || plan;
 END $$;
+-- copy_distributed(source, target, column): a copy of a local table, distributed by column (32 shards).
+CREATE FUNCTION citus_test.copy_distributed(source regclass, target text, distribution_column text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('CREATE TABLE %s (LIKE %s)', target, source);
+    PERFORM create_distributed_table(target, distribution_column);
+    EXECUTE format('INSERT INTO %s SELECT * FROM %s', target, source);
+END $$;
 GRANT USAGE ON SCHEMA citus_test TO PUBLIC;
 
 -- Uniss-FGD image 2 (test/data), with each participant's 3 s split into 15 "stimuli" of 200 ms, so that a
@@ -55,12 +63,8 @@ INSERT INTO citus_test.gaze_local
 SELECT participant, participant::bigint, least(14, floor((t_ms - min(t_ms) OVER (PARTITION BY participant)) / 200))::int,
        t_ms, x_px, y_px, (pupil_left_mm + pupil_right_mm) / 2
 FROM citus_test.uniss_raw;
-CREATE TABLE citus_test.gaze_by_participant (LIKE citus_test.gaze_local);
-CREATE TABLE citus_test.gaze_by_stimulus (LIKE citus_test.gaze_local);
-SELECT create_distributed_table('citus_test.gaze_by_participant', 'participant');
-SELECT create_distributed_table('citus_test.gaze_by_stimulus', 'stimulus');
-INSERT INTO citus_test.gaze_by_participant SELECT * FROM citus_test.gaze_local;
-INSERT INTO citus_test.gaze_by_stimulus SELECT * FROM citus_test.gaze_local;
+SELECT citus_test.copy_distributed('citus_test.gaze_local', 'citus_test.gaze_by_participant', 'participant'),
+       citus_test.copy_distributed('citus_test.gaze_local', 'citus_test.gaze_by_stimulus', 'stimulus');
 SELECT logicalrelid, partmethod, (SELECT count(*) FROM pg_dist_shard s WHERE s.logicalrelid = p.logicalrelid) AS shards
 FROM pg_dist_partition p WHERE logicalrelid::text LIKE 'citus_test.%' ORDER BY 1;
 SELECT count(*) AS samples, count(DISTINCT participant) AS participants, count(DISTINCT stimulus) AS stimuli

@@ -12,12 +12,8 @@ FROM (SELECT participant, CASE WHEN stimulus < 7 THEN 'first' ELSE 'second' END 
       FROM citus_test.gaze_by_participant GROUP BY participant, 2) s,
      gazepriv.feature_windows(s.trace, gazepriv.ivt(600, 50, geometry => gazepriv.linear_geometry(38)), 2,
                               window_ms => 500, step_ms => 100) f;
-CREATE TABLE citus_test.features_by_participant (LIKE citus_test.features_local);
-CREATE TABLE citus_test.features_by_task (LIKE citus_test.features_local);
-SELECT create_distributed_table('citus_test.features_by_participant', 'participant');
-SELECT create_distributed_table('citus_test.features_by_task', 'task');
-INSERT INTO citus_test.features_by_participant SELECT * FROM citus_test.features_local;
-INSERT INTO citus_test.features_by_task SELECT * FROM citus_test.features_local;
+SELECT citus_test.copy_distributed('citus_test.features_local', 'citus_test.features_by_participant', 'participant'),
+       citus_test.copy_distributed('citus_test.features_local', 'citus_test.features_by_task', 'task');
 SELECT count(*) AS windows, count(DISTINCT participant) AS participants, count(DISTINCT task) AS tasks,
        min(cardinality(features)) AS features FROM citus_test.features_by_task;
 

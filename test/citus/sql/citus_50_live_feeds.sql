@@ -6,8 +6,7 @@ CREATE TABLE citus_test.feed_local (device text, t_ms float8, x float8, y float8
 CREATE TABLE citus_test.feed_local_out (device text NOT NULL, t_ms float8 NOT NULL, x float8, y float8,
                                         published boolean NOT NULL, action text NOT NULL, epsilon_spent float8 NOT NULL);
 CREATE TABLE citus_test.feed (LIKE citus_test.feed_local);
-CREATE TABLE citus_test.feed_out (LIKE citus_test.feed_local_out);
-SELECT create_distributed_table('citus_test.feed_out', 'device');
+SELECT citus_test.copy_distributed('citus_test.feed_local_out', 'citus_test.feed_out', 'device');
 SELECT gazepriv.kaleido_attach('citus_test.feed_local', 'citus_test.feed_local_out', 'device', 1, 30, 20);
 SELECT gazepriv.kaleido_attach('citus_test.feed', 'citus_test.feed_out', 'device', 1, 30, 20);
 -- Three devices' real samples (participants 00, 01, 02 of the Uniss-FGD slice), in two batches each.
