@@ -6,6 +6,9 @@ PG_CONFIG=${PG_CONFIG:-pg_config}
 PG_PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-contrib"
 BUILD_PACKAGES="build-essential cmake pkg-config libfftw3-dev libeigen3-dev libssl-dev zlib1g-dev libpq-dev \
 libgtest-dev clang-format python3-numpy python3-scipy python3-matplotlib"
+# The clients of the README's examples (test/scripts/clients.sh): psycopg2 with pandas, JDBC, R.
+BUILD_PACKAGES="$BUILD_PACKAGES python3-psycopg2 python3-pandas default-jdk-headless libpostgresql-jdbc-java \
+r-base-core r-cran-rpostgresql"
 # Debian's python, which has numpy (a pyenv python earlier on PATH may not).
 PYTHON=/usr/bin/python3
 # The full real datasets (read by the benchmark); tests and the demo use the frozen slices in test/data.

@@ -136,10 +136,12 @@ COMMENT ON TABLE @extschema@.release_policies IS
     '{methods, length, recordings} with its public feature bounds. Analyst releases take the rest (epsilon, delta, '
     'which stimulus or participant, grid, chunk) and are refused without a policy. Privacy: parameters only.';
 
--- Stored releases: today the served-once releases (k-same-select and deterministic plausible deniability),
--- which are stored with the ledger row of the request that made them and served again to every analyst.
--- Each row is one release with its result as rows (a jsonb array of objects), so that every release made
--- through the budget can be kept here later, re-read for free.
+-- The release store: every release made through an analyst release function (by an analyst or a curator) is
+-- kept with the ledger row that charged it, its result as rows (a jsonb array of objects, one per result row;
+-- a function returning one value is one row {"value": ...}), and is returned from here, so that the caller and
+-- every later reader see the same values. Re-reading it (the my_* views) costs nothing: a release is public to
+-- whoever received it. The served-once releases (k-same-select and deterministic plausible deniability) are
+-- the ones every analyst is served.
 CREATE TABLE @extschema@.releases (
     ledger_id bigint PRIMARY KEY,  -- the ledger row that charged it (no foreign key: the ledger is append-only)
     dataset text NOT NULL,
@@ -148,14 +150,33 @@ CREATE TABLE @extschema@.releases (
     parameters jsonb NOT NULL,
     served_once text,
     result jsonb NOT NULL CHECK (jsonb_typeof(result) = 'array'),
-    stored_at timestamptz NOT NULL DEFAULT now()
+    stored_at timestamptz NOT NULL DEFAULT now(),
+    -- The call that made it: {"function": name, "arguments": [...]} (the key of a free repeat).
+    request jsonb
 );
 CREATE UNIQUE INDEX releases_served_once ON @extschema@.releases (dataset, served_once) WHERE served_once IS NOT NULL;
+CREATE INDEX releases_repeat ON @extschema@.releases (dataset, role, mechanism, stored_at);
 COMMENT ON TABLE @extschema@.releases IS
-    'Releases kept with the ledger row that charged them: dataset, mechanism, the role charged, the parameters as '
-    'charged, the result (one JSON object per row). served_once names the release policy (k_same_select, pd) '
-    'under which the release is the one every analyst receives until its owner resets it. Privacy: holds released '
-    'values only; curators read their datasets'' rows.';
+    'The release store: every analyst release function''s result, kept with the ledger row that charged it: '
+    'dataset, mechanism, the role charged, the parameters as charged, the call (request: function and arguments), '
+    'the result (one JSON object per row). served_once names the release policy (k_same_select, pd) under which '
+    'the release is the one every analyst receives until its owner resets it. A curator drops stored results with '
+    'forget_releases (the ledger keeps the charge). Privacy: holds released values only; curators read their '
+    'datasets'' rows, each role its own through the my_* views.';
+
+-- How long a stored release is served again, for free, to the role that made it when it repeats the same call
+-- with the same charged parameters (a dashboard refreshing): set per dataset by its owner; no row: never (every
+-- call is a new release, charged).
+CREATE TABLE @extschema@.release_freshness (
+    dataset text PRIMARY KEY REFERENCES @extschema@.datasets (name) ON UPDATE CASCADE,
+    fresh_for interval NOT NULL CHECK (fresh_for > '0'),
+    set_by regrole NOT NULL,
+    set_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE @extschema@.release_freshness IS
+    'Per dataset, the window (fresh_for) within which a role repeating a release call with the same arguments and '
+    'charged parameters receives its stored release again instead of a new one; set with set_release_freshness. '
+    'Privacy: a repeat releases nothing new and is not charged; the data may have changed within the window.';
 
 -- The secret of each dataset's served-once releases: their noise is drawn from it, so that computing one again
 -- (after a rolled-back transaction lost the stored copy) gives the identical release. Readable by nobody but
@@ -178,17 +199,19 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.ledger_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.release_policies', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.releases', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.release_secrets', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.release_freshness', '');
 
 -- Nobody writes the catalog directly; curators read their own datasets' rows.
 REVOKE ALL ON @extschema@.datasets, @extschema@.budgets, @extschema@.ledger, @extschema@.release_policies,
-              @extschema@.releases, @extschema@.release_secrets FROM PUBLIC;
+              @extschema@.releases, @extschema@.release_secrets, @extschema@.release_freshness FROM PUBLIC;
 GRANT SELECT ON @extschema@.datasets, @extschema@.budgets, @extschema@.ledger, @extschema@.release_policies,
-                @extschema@.releases TO gazepriv_curator;
+                @extschema@.releases, @extschema@.release_freshness TO gazepriv_curator;
 ALTER TABLE @extschema@.datasets ENABLE ROW LEVEL SECURITY;
 ALTER TABLE @extschema@.budgets ENABLE ROW LEVEL SECURITY;
 ALTER TABLE @extschema@.ledger ENABLE ROW LEVEL SECURITY;
 ALTER TABLE @extschema@.release_policies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE @extschema@.releases ENABLE ROW LEVEL SECURITY;
+ALTER TABLE @extschema@.release_freshness ENABLE ROW LEVEL SECURITY;
 -- A dataset belongs to its relation's owner (ALTER TABLE ... OWNER TO hands it over), or to the owner it was
 -- registered with once the relation is gone; the same rule is in _dataset() and budget_status.
 CREATE POLICY owners_read ON @extschema@.datasets FOR SELECT USING (pg_catalog.pg_has_role(
@@ -200,6 +223,8 @@ CREATE POLICY owners_read ON @extschema@.ledger FOR SELECT
 CREATE POLICY owners_read ON @extschema@.release_policies FOR SELECT
     USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
 CREATE POLICY owners_read ON @extschema@.releases FOR SELECT
+    USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
+CREATE POLICY owners_read ON @extschema@.release_freshness FOR SELECT
     USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
 
 CREATE TYPE @extschema@.release_cost AS (
@@ -663,6 +688,7 @@ BEGIN
     DELETE FROM @extschema@.releases r WHERE r.dataset = d.name;
     DELETE FROM @extschema@.release_secrets s WHERE s.dataset = d.name;
     DELETE FROM @extschema@.release_policies p WHERE p.dataset = d.name;
+    DELETE FROM @extschema@.release_freshness f WHERE f.dataset = d.name;
     DELETE FROM @extschema@.budgets b WHERE b.dataset = d.name;
     DELETE FROM @extschema@.datasets ds WHERE ds.name = d.name;
     INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
@@ -673,12 +699,69 @@ END $$;
 COMMENT ON FUNCTION @extschema@._drop_dataset(regrole, text) IS
     'Internal: drop_dataset for the caller, run as the catalog''s owner. Privacy: releases nothing.';
 
+CREATE FUNCTION @extschema@.set_release_freshness(dataset text, fresh_for interval) RETURNS void
+    AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.set_release_freshness(text, interval) IS
+    'Curator, on a dataset it owns: within fresh_for of a stored release, the role that made it receives it again, '
+    'uncharged, when it repeats the same release call with the same arguments (and the policy still gives the '
+    'same charged parameters); NULL: every call is a new release (the default). ERROR 22023 for a window that is '
+    'not positive or longer than 366 days. Privacy: a repeat releases nothing new; within the window a changed '
+    'dataset is not seen.';
+
+CREATE FUNCTION @extschema@._set_release_freshness(caller regrole, dataset text, fresh_for interval) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
+BEGIN
+    IF fresh_for IS NULL THEN
+        DELETE FROM @extschema@.release_freshness f WHERE f.dataset = d.name;
+        RETURN;
+    END IF;
+    IF fresh_for <= '0' OR fresh_for > '366 days' THEN
+        RAISE EXCEPTION 'fresh_for must be positive and at most 366 days, got %', fresh_for USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO @extschema@.release_freshness AS f (dataset, fresh_for, set_by) VALUES (d.name, fresh_for, caller)
+    ON CONFLICT ON CONSTRAINT release_freshness_pkey DO UPDATE
+        SET fresh_for = excluded.fresh_for, set_by = excluded.set_by, set_at = now();
+END $$;
+COMMENT ON FUNCTION @extschema@._set_release_freshness(regrole, text, interval) IS
+    'Internal: set_release_freshness for the caller, run as the catalog''s owner. Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@.forget_releases(dataset text, stored_before timestamptz DEFAULT NULL) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.forget_releases(text, timestamptz) IS
+    'Curator, on a dataset it owns: drops the stored results of its releases (all, or those stored before '
+    'stored_before), except the served-once ones (reset_release), and returns how many; the ledger keeps every '
+    'charge and records the act (mechanism forget_releases). Privacy: a forgotten release stays released: its '
+    'charge is never refunded, and a repeat is a new release, charged.';
+
+CREATE FUNCTION @extschema@._forget_releases(caller regrole, dataset text, stored_before timestamptz) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
+    forgotten bigint;
+BEGIN
+    DELETE FROM @extschema@.releases r
+    WHERE r.dataset = d.name AND r.served_once IS NULL AND (stored_before IS NULL OR r.stored_at < stored_before);
+    GET DIAGNOSTICS forgotten = ROW_COUNT;
+    INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
+                                   accounting, backend_pid)
+        VALUES (caller, d.name, 'forget_releases',
+                jsonb_build_object('stored_before', stored_before, 'forgotten', forgotten), 0, 0, 'dp', false,
+                'none', pg_backend_pid());
+    RETURN forgotten;
+END $$;
+COMMENT ON FUNCTION @extschema@._forget_releases(regrole, text, timestamptz) IS
+    'Internal: forget_releases for the caller, run as the catalog''s owner. Privacy: releases nothing.';
+
 REVOKE ALL ON FUNCTION @extschema@.register_dataset(text, regclass, name, name, name, name, name, name, name, name,
                                                    bigint, jsonb, text),
                        @extschema@.grant_budget(text, regrole, float8, float8, text, text),
                        @extschema@.revoke_budget(text, regrole, text),
                        @extschema@.set_release_policy(text, text, jsonb),
                        @extschema@.reset_release(text, text),
+                       @extschema@.set_release_freshness(text, interval),
+                       @extschema@.forget_releases(text, timestamptz),
                        @extschema@.drop_dataset(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.register_dataset(text, regclass, name, name, name, name, name, name, name, name,
                                                       bigint, jsonb, text),
@@ -686,6 +769,8 @@ GRANT EXECUTE ON FUNCTION @extschema@.register_dataset(text, regclass, name, nam
                           @extschema@.revoke_budget(text, regrole, text),
                           @extschema@.set_release_policy(text, text, jsonb),
                           @extschema@.reset_release(text, text),
+                          @extschema@.set_release_freshness(text, interval),
+                          @extschema@.forget_releases(text, timestamptz),
                           @extschema@.drop_dataset(text) TO gazepriv_curator;
 
 -- Charging ---------------------------------------------------------------------------------------------
@@ -900,17 +985,36 @@ COMMENT ON FUNCTION @extschema@._served_once(@extschema@._release_plan, @extsche
     'Internal: completes the plan of a release that is served once. Privacy: reads the secret for the server only.';
 
 CREATE FUNCTION @extschema@._store_release(p_ledger_id bigint, p_dataset text, p_served_once text, p_role regrole,
-                                           p_parameters jsonb, p_result jsonb, p_mechanism text)
+                                           p_parameters jsonb, p_result jsonb, p_mechanism text, p_request jsonb)
     RETURNS jsonb LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, served_once, result)
-        VALUES (p_ledger_id, p_dataset, p_mechanism, p_role, p_parameters, p_served_once, p_result)
+    IF p_served_once IS NULL THEN
+        INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, result, request)
+            VALUES (p_ledger_id, p_dataset, p_mechanism, p_role, p_parameters, p_result, p_request);
+        RETURN p_result;
+    END IF;
+    INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, served_once, result, request)
+        VALUES (p_ledger_id, p_dataset, p_mechanism, p_role, p_parameters, p_served_once, p_result, p_request)
     ON CONFLICT (dataset, served_once) WHERE served_once IS NOT NULL DO NOTHING;
     RETURN (SELECT r.result FROM @extschema@.releases r WHERE r.dataset = p_dataset AND r.served_once = p_served_once);
 END $$;
-COMMENT ON FUNCTION @extschema@._store_release(bigint, text, text, regrole, jsonb, jsonb, text) IS
-    'Internal: keeps a served-once release (the first of concurrent identical ones) and returns what is kept. '
-    'Privacy: stores released values only.';
+COMMENT ON FUNCTION @extschema@._store_release(bigint, text, text, regrole, jsonb, jsonb, text, jsonb) IS
+    'Internal: keeps a release in the store and returns what is kept (for a served-once release, the first of '
+    'concurrent identical ones). Privacy: stores released values only.';
+
+-- A repeat served from the store: the caller's latest stored release of the same call and charged parameters
+-- on the dataset, if it is younger than the dataset's freshness window; NULL otherwise (a new release).
+CREATE FUNCTION @extschema@._repeat_release(caller regrole, dataset text, mechanism text, parameters jsonb,
+                                            request jsonb)
+    RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT r.result FROM @extschema@.releases r JOIN @extschema@.release_freshness f ON f.dataset = r.dataset
+    WHERE r.dataset = $2 AND r.role = $1 AND r.mechanism = $3 AND r.served_once IS NULL
+      AND r.stored_at >= now() - f.fresh_for AND r.parameters = $4 AND r.request = $5
+    ORDER BY r.stored_at DESC, r.ledger_id DESC LIMIT 1
+$$;
+COMMENT ON FUNCTION @extschema@._repeat_release(regrole, text, text, jsonb, jsonb) IS
+    'Internal: the stored release a repeated call receives within the dataset''s freshness window, or NULL. '
+    'Privacy: depends on the caller''s own calls and the curator''s window only, never on the data.';
 
 -- release_count -------------------------------------------------------------------------------------
 
@@ -946,3 +1050,14 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION @extschema@._plan_release_count(regrole, text, float8, bigint) IS
     'Internal: the plan of release_count. Privacy: its cost depends on epsilon only.';
+
+-- The ledger guard (src/pg/budget/ledger_guard.cpp): DROP EXTENSION gazepriv (or a DROP SCHEMA ... CASCADE or
+-- DROP OWNED that would drop it) fails with 2BP01 while the ledger or the budgets hold rows, unless a superuser
+-- sets gazepriv.allow_ledger_drop = on. The event trigger loads the library whose hook checks.
+CREATE FUNCTION @extschema@._load_ledger_guard() RETURNS event_trigger
+    AS 'MODULE_PATHNAME', 'gazepriv__load_ledger_guard' LANGUAGE C;
+COMMENT ON FUNCTION @extschema@._load_ledger_guard() IS
+    'Internal: event trigger that loads the ledger guard before a DROP runs. Privacy: keeps the ledger.';
+CREATE EVENT TRIGGER gazepriv_ledger_guard ON ddl_command_start
+    WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
+    EXECUTE FUNCTION @extschema@._load_ledger_guard();

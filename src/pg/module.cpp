@@ -1,6 +1,7 @@
 // The module: its magic block, settings, and the functions that describe the extension itself.
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/budget/budget.hpp"
+#include "pg/budget/ledger_guard.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/heatmap/heatmap_settings.hpp"
 
@@ -19,6 +20,7 @@ extern "C" void _PG_init(void) {
     gazepriv::pg::define_seed_setting();
     gazepriv::pg::define_budget_settings();
     gazepriv::pg::define_heatmap_settings();
+    gazepriv::pg::define_ledger_guard();
     MarkGUCPrefixReserved("gazepriv");
 }
 

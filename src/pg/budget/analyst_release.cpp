@@ -6,11 +6,14 @@
 //     arguments that would change what the policy fixes, and returns the plan: the charge (computed from the
 //     arguments and registered public facts only), the query that makes the release, and for results that do
 //     not compose (served once) the stored first release and the dataset's secret;
-//  3. the caller's budget is charged (pg/budget/budget.hpp), unless a stored release is served again;
+//  3. the caller's budget is charged (pg/budget/budget.hpp), unless a stored release is served again: a
+//     served-once release, or the caller's own release of the same call within the dataset's freshness window
+//     (_repeat_release);
 //  4. as the dataset's owner, in a security-restricted operation, the query runs with the function's own
 //     arguments as $1..$n (and the secret as $n+1): code in a registered view runs with its owner's rights;
-//  5. a served-once release is stored (as the catalog's owner) and returned from the store, so that the
-//     first request and every later one read the same values.
+//  5. the release is stored (as the catalog's owner, table releases, with its ledger id and the call) and
+//     returned from the store, so that the caller, a repeat and every later reader of the my_* views read
+//     the same values.
 // Plain C-style code: everything here can raise PostgreSQL errors.
 #include "pg/boundary/guard.hpp"
 #include "pg/budget/budget.hpp"
@@ -188,47 +191,65 @@ void add_secret(Arguments* args, Datum secret) {
     args->nulls[args->count + 1] = '\0';
 }
 
-// Step 4 for a result that is returned as it is: rows into the function's tuplestore, or the one value.
-Datum run_release(FunctionCallInfo fcinfo, const Function& f, const ReleasePlan& plan, const Arguments& args,
-                  bool* isnull) {
-    ReturnSetInfo* rsinfo = nullptr;
-    if (f.returns_set) {
-        InitMaterializedSRF(fcinfo, 0);
-        rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+// The call itself, {"function": name, "arguments": [...]}: with the charged parameters, what makes two
+// releases the same (read as the catalog's owner, with floats printed exactly).
+Datum request_of(const Function& f, const Arguments& args) {
+    Oid* types = static_cast<Oid*>(palloc(sizeof(Oid) * (args.count + 1)));
+    Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (args.count + 1)));
+    char* nulls = static_cast<char*>(palloc(args.count + 2));
+    types[0] = TEXTOID;
+    values[0] = CStringGetTextDatum(f.name);
+    nulls[0] = ' ';
+    for (int i = 0; i < args.count; ++i) {
+        types[i + 1] = args.types[i];
+        values[i + 1] = args.values[i];
+        nulls[i + 1] = args.nulls[i];
     }
-    const pg::RoleSwitch saved = pg::switch_role(plan.reader);
-    if (SPI_execute_with_args(plan.query, args.count + 1, args.types, args.values, args.nulls, false, 0) !=
-        SPI_OK_SELECT)
-        elog(ERROR, "the release query did not run");
-    TupleDesc desc = SPI_tuptable->tupdesc;
-    Datum result = 0;
-    *isnull = true;
-    if (f.returns_set) {
-        if (desc->natts != rsinfo->setDesc->natts)
-            elog(ERROR, "the release query returned %d columns, not %d", desc->natts, rsinfo->setDesc->natts);
-        for (int c = 0; c < desc->natts; ++c)
-            if (TupleDescAttr(desc, c)->atttypid != TupleDescAttr(rsinfo->setDesc, c)->atttypid)
-                elog(ERROR, "column %d of the release query has the wrong type", c + 1);
-        Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * desc->natts));
-        bool* nulls = static_cast<bool*>(palloc(sizeof(bool) * desc->natts));
-        for (uint64 i = 0; i < SPI_processed; ++i) {
-            heap_deform_tuple(SPI_tuptable->vals[i], desc, values, nulls);
-            tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-            CHECK_FOR_INTERRUPTS();
-        }
-    } else {
-        if (SPI_processed != 1 || desc->natts != 1 || SPI_gettypeid(desc, 1) != f.result_type)
-            elog(ERROR, "the release query did not return one value of the function's type");
-        result = column(1, isnull);
-    }
+    nulls[args.count + 1] = '\0';
+    const char* query = psprintf(
+        "SELECT pg_catalog.jsonb_build_object('function', $1, 'arguments', pg_catalog.jsonb_build_array(%s))",
+        placeholders(2, args.count));
+    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
+    if (SPI_execute_with_args(query, args.count + 1, types, values, nulls, true, 1) != SPI_OK_SELECT ||
+        SPI_processed != 1)
+        elog(ERROR, "describing the release call failed");
+    bool isnull;
+    const Datum request = column(1, &isnull);
     pg::restore_role(saved);
-    return result;
+    return request;
 }
 
-// Step 4 for a served-once release: its rows as one jsonb array.
-Datum run_served_once(const ReleasePlan& plan, const Arguments& args) {
-    const char* query = psprintf(
-        "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r)), '[]') FROM (%s) r", plan.query);
+// Step 3: the caller's stored release of the same call within the freshness window, or 0.
+Datum repeat(const ReleasePlan& plan, Oid caller, Datum request) {
+    Oid types[5] = {REGROLEOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID};
+    Datum values[5] = {
+        ObjectIdGetDatum(caller), CStringGetTextDatum(plan.charge.dataset),
+        CStringGetTextDatum(plan.charge.mechanism),
+        CStringGetTextDatum(plan.charge.parameters_json != nullptr ? plan.charge.parameters_json : "{}"),
+        request};
+    const char* query =
+        psprintf("SELECT %s._repeat_release($1, $2, $3, $4::jsonb, $5)", pg::catalog_schema());
+    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
+    // Not read-only: a fresh snapshot sees the release stored by an earlier call of the same statement.
+    if (SPI_execute_with_args(query, 5, types, values, nullptr, false, 1) != SPI_OK_SELECT ||
+        SPI_processed != 1)
+        elog(ERROR, "looking up a stored release failed");
+    bool isnull;
+    const Datum stored = column(1, &isnull);
+    pg::restore_role(saved);
+    return stored;
+}
+
+// Step 4: the release's rows as one jsonb array of objects (a function of one value: [{"value": ...}]).
+Datum run_release(const Function& f, const ReleasePlan& plan, const Arguments& args) {
+    const char* query =
+        f.returns_set
+            ? psprintf("SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r)), '[]') FROM (%s) r",
+                       plan.query)
+            : psprintf(
+                  "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('value', r.v)), '[]') "
+                  "FROM (%s) r(v)",
+                  plan.query);
     const pg::RoleSwitch saved = pg::switch_role(plan.reader);
     if (SPI_execute_with_args(query, args.count + 1, args.types, args.values, args.nulls, false, 0) !=
             SPI_OK_SELECT ||
@@ -240,22 +261,24 @@ Datum run_served_once(const ReleasePlan& plan, const Arguments& args) {
     return rows;
 }
 
-// Step 5: stores a served-once release and returns what is stored (a concurrent first request may have
-// stored the identical release before).
-Datum store(const ReleasePlan& plan, Oid caller, std::int64_t ledger_id, Datum rows) {
-    Oid types[7] = {INT8OID, TEXTOID, TEXTOID, REGROLEOID, TEXTOID, JSONBOID, TEXTOID};
-    Datum values[7] = {
+// Step 5: stores a release and returns what is stored (for a served-once release, a concurrent first
+// request may have stored the identical release before).
+Datum store(const ReleasePlan& plan, Oid caller, std::int64_t ledger_id, Datum rows, Datum request) {
+    Oid types[8] = {INT8OID, TEXTOID, TEXTOID, REGROLEOID, TEXTOID, JSONBOID, TEXTOID, JSONBOID};
+    Datum values[8] = {
         Int64GetDatum(ledger_id),
         CStringGetTextDatum(plan.charge.dataset),
-        CStringGetTextDatum(plan.served_once),
+        plan.served_once != nullptr ? CStringGetTextDatum(plan.served_once) : 0,
         ObjectIdGetDatum(caller),
         CStringGetTextDatum(plan.charge.parameters_json != nullptr ? plan.charge.parameters_json : "{}"),
         rows,
-        CStringGetTextDatum(plan.charge.mechanism)};
+        CStringGetTextDatum(plan.charge.mechanism),
+        request};
+    const char nulls[9] = {' ', ' ', plan.served_once != nullptr ? ' ' : 'n', ' ', ' ', ' ', ' ', ' ', '\0'};
     const char* query =
-        psprintf("SELECT %s._store_release($1, $2, $3, $4, $5::jsonb, $6, $7)", pg::catalog_schema());
+        psprintf("SELECT %s._store_release($1, $2, $3, $4, $5::jsonb, $6, $7, $8)", pg::catalog_schema());
     const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
-    if (SPI_execute_with_args(query, 7, types, values, nullptr, false, 1) != SPI_OK_SELECT ||
+    if (SPI_execute_with_args(query, 8, types, values, nulls, false, 1) != SPI_OK_SELECT ||
         SPI_processed != 1)
         elog(ERROR, "storing the release failed");
     bool isnull;
@@ -291,6 +314,21 @@ void emit_stored(FunctionCallInfo fcinfo, Datum rows) {
     pg::restore_role(saved);
 }
 
+// The stored value of a function that returns one (read as the caller, with the settings pinned).
+Datum emit_stored_value(const Function& f, Datum rows, bool* isnull) {
+    const char* query = psprintf("SELECT r.value FROM pg_catalog.jsonb_to_recordset($1) AS r(value %s)",
+                                 format_type_be_qualified(f.result_type));
+    Oid types[1] = {JSONBOID};
+    Datum values[1] = {rows};
+    const pg::RoleSwitch saved = pg::switch_role(pg::calling_role());
+    if (SPI_execute_with_args(query, 1, types, values, nullptr, true, 0) != SPI_OK_SELECT ||
+        SPI_processed != 1)
+        elog(ERROR, "the stored release is not one value");
+    const Datum value = column(1, isnull);
+    pg::restore_role(saved);
+    return value;
+}
+
 } // namespace
 
 GAZEPRIV_FUNCTION(analyst_release) {
@@ -301,22 +339,19 @@ GAZEPRIV_FUNCTION(analyst_release) {
     if (SPI_connect() != SPI_OK_CONNECT)
         elog(ERROR, "SPI_connect failed");
     const ReleasePlan plan = make_plan(f, caller, args);
+    const Datum request = request_of(f, args);
     add_secret(&args, plan.secret);
+    Datum rows = plan.served_once != nullptr ? plan.stored : repeat(plan, caller, request);
+    if (rows == 0) {
+        const std::int64_t ledger_id = pg::charge_budget(plan.charge, caller);
+        rows = store(plan, caller, ledger_id, run_release(f, plan, args), request);
+    }
     Datum result = 0;
     bool isnull = true;
-    if (plan.served_once != nullptr) {
-        if (!f.returns_set)
-            elog(ERROR, "a served-once release must return rows");
-        Datum rows = plan.stored;
-        if (rows == 0) {
-            const std::int64_t ledger_id = pg::charge_budget(plan.charge, caller);
-            rows = store(plan, caller, ledger_id, run_served_once(plan, args));
-        }
+    if (f.returns_set)
         emit_stored(fcinfo, rows);
-    } else {
-        (void)pg::charge_budget(plan.charge, caller);
-        result = run_release(fcinfo, f, plan, args, &isnull);
-    }
+    else
+        result = emit_stored_value(f, rows, &isnull);
     SPI_finish();
     if (f.returns_set)
         return static_cast<Datum>(0);
