@@ -18,6 +18,9 @@ SELECT count(*) AS samples, count(*) FILTER (WHERE published) AS releases, max(e
 FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1);
 SELECT count(*) AS samples_with_the_policys_values
 FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1, w => 30, r => 20, t_skip => 50);
+-- Both streams are in the release store, one row per sample.
+SELECT count(DISTINCT ledger_id) AS streams, count(*) AS samples, bool_and(participant = 'p3') AS of_p3
+FROM gazepriv.my_kaleido_points;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 0)$$,
     $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 1, 1, 20)$$,
@@ -125,6 +128,9 @@ SELECT count(*) AS signals_chunk_semantics FROM gazepriv.release_series('release
 SET ROLE release_dana;
 SELECT count(*) AS signals, count(DISTINCT participant) AS participants
 FROM gazepriv.release_feature_series('windows', 'cfpa', 0.1, chunk => 8);
+-- The release store keeps it: one row per point in my_series_points.
+SELECT count(*) AS points, count(DISTINCT (participant, recording, feature)) AS signals, max(t) AS length
+FROM gazepriv.my_series_points WHERE dataset = 'windows';
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT count(*) FROM gazepriv.release_feature_series('gaze', 'fpa', 0.1)$$,
     $$SELECT count(*) FROM gazepriv.release_feature_series('windows', 'fpa', 0)$$,
