@@ -11,7 +11,10 @@
 --   analysts (members of gazepriv_analyst) cannot read the registered relations; they release through the
 --   release functions, one C function (src/pg/budget/analyst_release.cpp) that charges the role whose
 --   privileges run the call and reads the relation as its owner, with what defines the guarantee taken from
---   the owner's release policy; they see their own rows of budget_status.
+--   the owner's release policy; they see their own rows of budget_status and, through the my_* views
+--   (90_analyst_views.sql), the public facts and policies of their datasets, their ledger rows and their stored
+--   releases. Every analyst release is kept in the release store (releases) and returned from it; a repeat
+--   within the dataset's freshness window (set_release_freshness) is served from it, uncharged.
 -- Charges are committed by the database's charge worker, a background worker, in transactions of its own (see
 -- src/pg/budget/), so a ROLLBACK, an error or a cancel after the charge never refunds it.
 
