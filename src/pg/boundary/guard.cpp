@@ -6,7 +6,16 @@
 #include "pg/boundary/guard.hpp"
 
 extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
 }
 
 namespace gazepriv::pg {
@@ -33,6 +42,46 @@ int sqlstate_for(core::ErrorKind kind) {
         break;
     }
     return ERRCODE_INTERNAL_ERROR;
+}
+
+// The installed SQL objects' version (pg_extension.extversion), or nullptr when gazepriv is not installed.
+char* installed_version() {
+    ScanKeyData key;
+    ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ,
+                CStringGetDatum("gazepriv"));
+    Relation extensions = table_open(ExtensionRelationId, AccessShareLock);
+    SysScanDesc scan = systable_beginscan(extensions, ExtensionNameIndexId, true, nullptr, 1, &key);
+    char* version = nullptr;
+    HeapTuple tuple = systable_getnext(scan);
+    if (HeapTupleIsValid(tuple)) {
+        bool isnull = true;
+        Datum datum =
+            heap_getattr(tuple, Anum_pg_extension_extversion, RelationGetDescr(extensions), &isnull);
+        if (!isnull)
+            version = text_to_cstring(DatumGetTextPP(datum));
+    }
+    systable_endscan(scan);
+    table_close(extensions, AccessShareLock);
+    return version;
+}
+
+// A library built for one version, called through another version's SQL objects, would read argument
+// lists and aggregate states of another layout: refuse until the objects are updated (checked once per
+// backend, on its first call; not while an extension script runs, since it may be mid-way through updates).
+bool catalog_matches_library = false;
+void check_catalog_version() {
+    if (creating_extension)
+        return;
+    char* version = installed_version();
+    if (version == nullptr || strcmp(version, GAZEPRIV_VERSION) == 0) {
+        catalog_matches_library = true;
+        return;
+    }
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("the gazepriv library is version %s but this database's gazepriv objects are version %s",
+                    GAZEPRIV_VERSION, version),
+             errhint("Run ALTER EXTENSION gazepriv UPDATE, or see the README's \"Upgrade\" section.")));
 }
 
 } // namespace
@@ -91,6 +140,8 @@ template <typename F> Datum run_guarded(const char* sql_name, F&& f) {
 } // namespace
 
 Datum guarded(const char* sql_name, FunctionBody body, FunctionCallInfo fcinfo) {
+    if (unlikely(!catalog_matches_library))
+        check_catalog_version(); // before any C++ object exists: it may ereport
     return run_guarded(sql_name, [&] { return body(fcinfo); });
 }
 
