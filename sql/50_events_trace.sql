@@ -44,6 +44,36 @@ RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_s
 RESET max_parallel_workers_per_gather;
 SELECT pg_column_size(trace) < 20000 * 32 AS stored_compressed FROM gazepriv_test.traces_parallel LIMIT 1;
 
+-- Partial states combined through their text form, as Citus ships them between nodes (issue 16): rows sharing
+-- a time in different states weigh one row each. partial_trace is make_trace without its final function (one
+-- state per group), combined_trace combines states and finalises them with make_trace's own functions.
+CREATE AGGREGATE gazepriv_test.partial_trace(float8, float8, float8, float8) (
+    SFUNC = gazepriv._make_trace_sfunc, STYPE = gazepriv.trace_state);
+CREATE AGGREGATE gazepriv_test.combined_trace(gazepriv.trace_state) (
+    SFUNC = gazepriv._make_trace_combinefunc, STYPE = gazepriv.trace_state,
+    FINALFUNC = gazepriv._make_trace_finalfunc);
+-- The issue's case: two rows at t = 1 in one state, one in another, make (1,30,0), not the states' means' mean.
+SELECT gazepriv_test.partial_trace(t, x, y, NULL)::text AS state_keeps_duplicates
+FROM (VALUES (1.0, 10.0, 0.0), (1, 20, 0)) v(t, x, y);
+SELECT gazepriv_test.combined_trace(s::text::gazepriv.trace_state)::text AS across_states,
+       (SELECT gazepriv.make_trace(t, x, y)::text FROM (VALUES (1.0, 10.0, 0.0), (1, 20, 0), (1, 60, 0)) v(t, x, y)) AS one_state
+FROM (SELECT k, gazepriv_test.partial_trace(t, x, y, NULL) AS s
+      FROM (VALUES (1, 1.0, 10.0, 0.0), (1, 1, 20, 0), (2, 1, 60, 0)) v(k, t, x, y) GROUP BY k) p;
+-- Three rows per time (with missing gaze and pupils), split over three states in every way the row number
+-- allows, each state through text: the same traces as one pass.
+CREATE TABLE gazepriv_test.shared_times AS
+SELECT p, k, floor(t / 3) AS t, CASE WHEN k % 17 = 0 THEN NULL ELSE x END AS x, y,
+       CASE WHEN k % 5 = 0 THEN NULL ELSE pupil END AS pupil
+FROM gazepriv_test.trace_rows, LATERAL (SELECT (t * 7 + p) AS k) r;
+SELECT count(*) AS traces, bool_and(c.trace::text = m.trace::text) AS states_equal_one_pass,
+       min(m.samples) AS samples_per_trace
+FROM (SELECT p, split, gazepriv_test.combined_trace(s::text::gazepriv.trace_state ORDER BY part DESC) AS trace
+      FROM (SELECT p, split, (k / split) % 3 AS part, gazepriv_test.partial_trace(t, x, y, pupil) AS s
+            FROM gazepriv_test.shared_times, generate_series(1, 3) split GROUP BY 1, 2, 3) st
+      GROUP BY 1, 2) c
+JOIN (SELECT p, gazepriv.make_trace(t, x, y, pupil) AS trace, count(DISTINCT t) AS samples
+      FROM gazepriv_test.shared_times GROUP BY p) m USING (p);
+
 -- Bad input: malformed text is 22P02; a NaN or infinite time is 22023; window use and direct calls
 -- of the support functions are 0A000.
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
@@ -55,6 +85,8 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT '{(1,2,3)} tail'::gazepriv.gaze_trace$$,
     $$SELECT '{(NaN,1,1)}'::gazepriv.gaze_trace$$,
     $$SELECT '{(1,2,x)}'::gazepriv.gaze_trace$$,
+    $$SELECT '{(1,2)}'::gazepriv.trace_state$$,
+    $$SELECT '{(-Infinity,1,1)}'::gazepriv.trace_state$$,
     $$SELECT gazepriv.make_trace('NaN', 1, 1)$$,
     $$SELECT gazepriv.make_trace('Infinity', 1, 1, 1)$$,
     $$SELECT gazepriv.make_trace(t, 1, 1) OVER () FROM generate_series(1, 3) t$$,
@@ -66,7 +98,7 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
 SELECT p.oid::regprocedure AS function, p.prokind, p.provolatile, p.proparallel, p.proisstrict, p.prosecdef
 FROM pg_proc p
 WHERE p.pronamespace = 'gazepriv'::regnamespace
-  AND p.proname IN ('gaze_trace_in', 'gaze_trace_out', '_make_trace_sfunc', '_make_trace_combinefunc',
+  AND p.proname IN ('gaze_trace_in', 'gaze_trace_out', 'trace_state_in', 'trace_state_out', '_make_trace_sfunc', '_make_trace_combinefunc',
                     '_make_trace_finalfunc', 'make_trace', 'trace_samples', 'screen_geometry', 'camera_geometry', 'linear_geometry',
                     'ivt', 'idt', 'detect_events', 'label_samples', 'feature_windows', 'feature_names',
                     'feature_catalog')

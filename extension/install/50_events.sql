@@ -31,35 +31,60 @@ COMMENT ON TYPE @extschema@.gaze_trace IS
 
 -- make_trace: one trace per group of sample rows ------------------------------------------------------
 
-CREATE FUNCTION @extschema@._make_trace_sfunc(@extschema@.gaze_trace, float8, float8, float8)
-    RETURNS @extschema@.gaze_trace
+-- The transition state: every sample as it came, duplicates of a time kept apart, so that partial states
+-- (parallel workers, Citus shards) combine exactly whatever the split; only the final function sorts and
+-- merges duplicate times. Its text form is a gaze_trace's without the merging (how Citus ships states).
+CREATE TYPE @extschema@.trace_state;
+
+CREATE FUNCTION @extschema@.trace_state_in(cstring) RETURNS @extschema@.trace_state
+    AS 'MODULE_PATHNAME', 'gazepriv_trace_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.trace_state_in(cstring) IS
+    'Text input of trace_state: {(t_ms,x,y),(t_ms,x,y,pupil),...} kept in order, duplicate times not merged. '
+    'ERROR 22P02 for malformed text or a non-finite time. Privacy: parses raw data unprotected; curator-only.';
+
+CREATE FUNCTION @extschema@.trace_state_out(@extschema@.trace_state) RETURNS cstring
+    AS 'MODULE_PATHNAME', 'gazepriv_trace_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.trace_state_out(@extschema@.trace_state) IS
+    'Text output of trace_state: every sample exactly, as held. Privacy: prints raw data unprotected; curator-only.';
+
+CREATE TYPE @extschema@.trace_state (
+    INPUT = @extschema@.trace_state_in, OUTPUT = @extschema@.trace_state_out,
+    INTERNALLENGTH = VARIABLE, ALIGNMENT = double, STORAGE = extended);
+COMMENT ON TYPE @extschema@.trace_state IS
+    'Transition state of make_trace: its samples unsorted, duplicate times not yet merged, so that partial '
+    'states combine exactly. Privacy: holds raw data unprotected; never released by make_trace itself.';
+COMMENT ON TYPE @extschema@.trace_state[] IS 'Array of trace_state. Privacy: holds raw data unprotected.';
+
+CREATE FUNCTION @extschema@._make_trace_sfunc(@extschema@.trace_state, float8, float8, float8)
+    RETURNS @extschema@.trace_state
     AS 'MODULE_PATHNAME', 'gazepriv_make_trace_sfunc' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._make_trace_sfunc(@extschema@.gaze_trace, float8, float8, float8) IS
+COMMENT ON FUNCTION @extschema@._make_trace_sfunc(@extschema@.trace_state, float8, float8, float8) IS
     'Transition function of make_trace(t_ms, x, y); not callable directly. '
     'Privacy: collects raw data unprotected; curator-only preprocessing.';
 
-CREATE FUNCTION @extschema@._make_trace_sfunc(@extschema@.gaze_trace, float8, float8, float8, float8)
-    RETURNS @extschema@.gaze_trace
+CREATE FUNCTION @extschema@._make_trace_sfunc(@extschema@.trace_state, float8, float8, float8, float8)
+    RETURNS @extschema@.trace_state
     AS 'MODULE_PATHNAME', 'gazepriv_make_trace_pupil_sfunc' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._make_trace_sfunc(@extschema@.gaze_trace, float8, float8, float8, float8) IS
+COMMENT ON FUNCTION @extschema@._make_trace_sfunc(@extschema@.trace_state, float8, float8, float8, float8) IS
     'Transition function of make_trace(t_ms, x, y, pupil); not callable directly. '
     'Privacy: collects raw data unprotected; curator-only preprocessing.';
 
-CREATE FUNCTION @extschema@._make_trace_combinefunc(@extschema@.gaze_trace, @extschema@.gaze_trace)
-    RETURNS @extschema@.gaze_trace
+CREATE FUNCTION @extschema@._make_trace_combinefunc(@extschema@.trace_state, @extschema@.trace_state)
+    RETURNS @extschema@.trace_state
     AS 'MODULE_PATHNAME', 'gazepriv_make_trace_combinefunc' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._make_trace_combinefunc(@extschema@.gaze_trace, @extschema@.gaze_trace) IS
-    'Combine function of make_trace (parallel and distributed aggregation): concatenates partial traces. '
+COMMENT ON FUNCTION @extschema@._make_trace_combinefunc(@extschema@.trace_state, @extschema@.trace_state) IS
+    'Combine function of make_trace (parallel and distributed aggregation): concatenates partial states, '
+    'duplicate times still apart. '
     'Privacy: collects raw data unprotected; curator-only preprocessing.';
 
-CREATE FUNCTION @extschema@._make_trace_finalfunc(@extschema@.gaze_trace) RETURNS @extschema@.gaze_trace
+CREATE FUNCTION @extschema@._make_trace_finalfunc(@extschema@.trace_state) RETURNS @extschema@.gaze_trace
     AS 'MODULE_PATHNAME', 'gazepriv_make_trace_finalfunc' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._make_trace_finalfunc(@extschema@.gaze_trace) IS
+COMMENT ON FUNCTION @extschema@._make_trace_finalfunc(@extschema@.trace_state) IS
     'Final function of make_trace: sorts by time when needed and merges duplicate timestamps. '
     'Privacy: releases raw data unprotected; curator-only preprocessing.';
 
 CREATE AGGREGATE @extschema@.make_trace(t_ms float8, x float8, y float8) (
-    SFUNC = @extschema@._make_trace_sfunc, STYPE = @extschema@.gaze_trace,
+    SFUNC = @extschema@._make_trace_sfunc, STYPE = @extschema@.trace_state,
     COMBINEFUNC = @extschema@._make_trace_combinefunc,
     FINALFUNC = @extschema@._make_trace_finalfunc, FINALFUNC_MODIFY = READ_ONLY,
     PARALLEL = SAFE);
@@ -71,7 +96,7 @@ COMMENT ON AGGREGATE @extschema@.make_trace(float8, float8, float8) IS
     'Privacy: collects raw data unprotected; curator-only preprocessing, no noise, charges no budget.';
 
 CREATE AGGREGATE @extschema@.make_trace(t_ms float8, x float8, y float8, pupil float8) (
-    SFUNC = @extschema@._make_trace_sfunc, STYPE = @extschema@.gaze_trace,
+    SFUNC = @extschema@._make_trace_sfunc, STYPE = @extschema@.trace_state,
     COMBINEFUNC = @extschema@._make_trace_combinefunc,
     FINALFUNC = @extschema@._make_trace_finalfunc, FINALFUNC_MODIFY = READ_ONLY,
     PARALLEL = SAFE);

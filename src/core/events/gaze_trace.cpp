@@ -167,6 +167,12 @@ void merge_by_time(GazeSample* samples, std::size_t mid, std::size_t n, const Ca
                        [](const GazeSample& a, const GazeSample& b) { return a.t_ms < b.t_ms; });
 }
 
+void combine_partial(GazeSample* samples, std::size_t mid, std::size_t n, const CancelCheck& cancel) {
+    sort_by_time(samples, mid, cancel);
+    sort_by_time(samples + mid, n - mid, cancel);
+    merge_by_time(samples, mid, n, cancel);
+}
+
 std::size_t canonicalize(GazeSample* samples, std::size_t n, const CancelCheck& cancel) {
     sort_by_time(samples, n, cancel);
     std::size_t out = 0;
@@ -211,6 +217,13 @@ std::string format_trace(const GazeSample* samples, std::size_t n) {
 }
 
 bool parse_trace(const char* text, std::vector<GazeSample>& out, std::string& error) {
+    if (!parse_samples(text, out, error))
+        return false;
+    out.resize(canonicalize(out.data(), out.size(), CancelCheck()));
+    return true;
+}
+
+bool parse_samples(const char* text, std::vector<GazeSample>& out, std::string& error) {
     out.clear();
     Cursor c{text};
     if (!c.take('{')) {
@@ -254,7 +267,6 @@ bool parse_trace(const char* text, std::vector<GazeSample>& out, std::string& er
         error = "unexpected text after the closing \"}\"";
         return false;
     }
-    out.resize(canonicalize(out.data(), out.size(), CancelCheck()));
     return true;
 }
 

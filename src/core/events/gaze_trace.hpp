@@ -38,6 +38,12 @@ void sort_by_time(GazeSample* samples, std::size_t n, const CancelCheck& cancel)
 // Merges two runs sorted by time, [0, mid) and [mid, n), in place.
 void merge_by_time(GazeSample* samples, std::size_t mid, std::size_t n, const CancelCheck& cancel);
 
+// Combines two partial make_trace states held end to end, [0, mid) and [mid, n), into one run sorted by
+// time, in place: each is sorted (O(n) when nearly sorted, as parallel workers' and shards' rows are), then
+// the two are merged. Samples sharing a time stay apart, so that canonicalize() weighs every sample once
+// however the rows were split between states.
+void combine_partial(GazeSample* samples, std::size_t mid, std::size_t n, const CancelCheck& cancel);
+
 // Sorts by time and merges samples that share a timestamp into one: its coordinates are the mean of
 // the merged samples that have gaze (missing if none has), its pupil the mean of the valid pupils. The
 // result does not depend on the input order (ties are sorted by every field before averaging), so
@@ -51,6 +57,11 @@ std::string format_trace(const GazeSample* samples, std::size_t n);
 // Parses the text form (whitespace allowed between tokens) into canonical samples. Returns false and
 // sets `error` for malformed text or a non-finite time.
 bool parse_trace(const char* text, std::vector<GazeSample>& out, std::string& error);
+
+// Parses the same text form into samples as written: in their order, duplicates of a time kept apart.
+// This is the text form of a partial make_trace state (how Citus ships it between nodes): merging duplicate
+// times before all partial states are combined would weigh each state's mean equally, not each sample.
+bool parse_samples(const char* text, std::vector<GazeSample>& out, std::string& error);
 
 } // namespace gazepriv::core
 

@@ -1,6 +1,8 @@
 // gazepriv.gaze_trace: the type (text input and output, trace_samples) and the make_trace aggregate that
-// builds one per group of sample rows. The aggregate's state is the type itself (spare capacity at its end),
-// so partial states travel between parallel workers, and Citus nodes as text, without serial functions.
+// builds one per group of sample rows. The aggregate's state, gazepriv.trace_state, has the same layout
+// (spare capacity at its end) but keeps samples that share a time apart, in its text form too: partial
+// states travel between parallel workers, and Citus nodes as text, without serial functions, and combine
+// exactly whatever the split, because only the final function merges duplicate times.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -128,17 +130,19 @@ TraceView trace_arg(FunctionCallInfo fcinfo, int i) {
 
 namespace {
 
-// Parses text into a palloc'd trace, or copies the parse error into `error`.
-TraceDatum* parse(const char* text, char* error, std::size_t error_size) {
+// Parses text into a palloc'd trace, or copies the parse error into `error`. A trace is canonicalised; a
+// state keeps its samples as written (duplicate times apart).
+TraceDatum* parse(const char* text, bool state, char* error, std::size_t error_size) {
     std::vector<core::GazeSample> samples;
     std::string message;
-    if (!core::parse_trace(text, samples, message)) {
+    if (!(state ? core::parse_samples(text, samples, message) : core::parse_trace(text, samples, message))) {
         const std::size_t n = std::min(message.size(), error_size - 1);
         std::memcpy(error, message.data(), n);
         error[n] = '\0';
         return nullptr;
     }
-    return append(new_trace(samples.size()), samples.data(), samples.size(), true);
+    return append(new_trace(samples.size()), samples.data(), samples.size(),
+                  core::is_canonical(samples.data(), samples.size()));
 }
 
 char* format(pg::TraceView t) {
@@ -153,7 +157,7 @@ char* format(pg::TraceView t) {
 GAZEPRIV_FUNCTION(gaze_trace_in) {
     const char* text = PG_GETARG_CSTRING(0);
     char error[512];
-    TraceDatum* t = parse(text, error, sizeof error);
+    TraceDatum* t = parse(text, false, error, sizeof error);
     if (t == nullptr)
         ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                         errmsg("invalid input syntax for type gazepriv.gaze_trace: %s", error)));
@@ -163,6 +167,22 @@ GAZEPRIV_FUNCTION(gaze_trace_in) {
 GAZEPRIV_FUNCTION(gaze_trace_out) {
     const pg::TraceView t = pg::trace_arg(fcinfo, 0);
     PG_RETURN_CSTRING(format(t));
+}
+
+GAZEPRIV_FUNCTION(trace_state_in) {
+    const char* text = PG_GETARG_CSTRING(0);
+    char error[512];
+    TraceDatum* t = parse(text, true, error, sizeof error);
+    if (t == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                        errmsg("invalid input syntax for type gazepriv.trace_state: %s", error)));
+    PG_RETURN_POINTER(t);
+}
+
+GAZEPRIV_FUNCTION(trace_state_out) { // every sample as held: no sorting, no merging of duplicate times
+    auto* t = reinterpret_cast<TraceDatum*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    check_header(t);
+    PG_RETURN_CSTRING(format({t->samples, t->count}));
 }
 
 GAZEPRIV_FUNCTION(make_trace_sfunc) {
@@ -183,12 +203,9 @@ GAZEPRIV_FUNCTION(make_trace_combinefunc) { // STRICT: PostgreSQL handles NULL s
     // blocks): sorting each (O(n) when nearly sorted) and merging them is linear, where sorting their
     // concatenation at the end would not be. Duplicate times are merged only by the final function,
     // so that their mean weighs every sample once.
-    const core::CancelCheck cancel(pg::interrupt_pending);
     const std::size_t na = a->count;
-    core::sort_by_time(a->samples, na, cancel);
     TraceDatum* out = append(a, b->samples, b->count, canonical(b));
-    core::sort_by_time(out->samples + na, b->count, cancel);
-    core::merge_by_time(out->samples, na, out->count, cancel);
+    core::combine_partial(out->samples, na, out->count, core::CancelCheck(pg::interrupt_pending));
     if (!core::is_canonical(out->samples, out->count))
         out->flags &= ~pg::kTraceCanonical;
     else

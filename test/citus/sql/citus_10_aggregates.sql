@@ -93,7 +93,21 @@ SELECT released.capped AS released_capped_sum, exact.capped AS exact, per_shard.
 FROM released, exact, per_shard;
 
 -- make_trace: one trace per participant, built on the shards (grouped by the distribution column) or from
--- partial traces combined on the coordinator.
+-- partial traces combined on the coordinator. Per stimulus, the participants' samples share times, and the
+-- shards' partial states hold different rows of one time: they combine exactly, weighing every row once
+-- (issue 16: the state's text form used to merge them first, and 30 of 30 traces differed).
 SELECT q.name, c.* FROM (VALUES
-    ('make_trace GROUP BY participant', $$SELECT participant, gazepriv.make_trace(t_ms, x, y, pupil) FROM %1$s GROUP BY participant$$)
+    ('make_trace GROUP BY participant', $$SELECT participant, gazepriv.make_trace(t_ms, x, y, pupil) FROM %1$s GROUP BY participant$$),
+    ('make_trace GROUP BY stimulus', $$SELECT stimulus, gazepriv.make_trace(t_ms, x, y, pupil) FROM %1$s GROUP BY stimulus$$),
+    ('make_trace of all rows', $$SELECT gazepriv.make_trace(round(t_ms), x, y) FROM %1$s$$)
 ) q(name, sql), citus_test.compare(q.sql) c;
+-- The issue's minimal case: two rows at t = 1 in one shard, one in another; the mean of the three, not of the
+-- two shards' means (37.5).
+CREATE TABLE citus_test.split_times (k int, t float8, x float8, y float8);
+SELECT create_distributed_table('citus_test.split_times', 'k');
+INSERT INTO citus_test.split_times VALUES (1, 1, 10, 0), (1, 1, 20, 0), (2, 1, 60, 0);
+SELECT get_shard_id_for_distribution_column('citus_test.split_times', 1)
+       <> get_shard_id_for_distribution_column('citus_test.split_times', 2) AS two_shards;
+SELECT gazepriv.make_trace(t, x, y)::text AS trace FROM citus_test.split_times;
+SELECT citus_test.plan_of('SELECT gazepriv.make_trace(t, x, y) FROM citus_test.split_times') AS plan;
+DROP TABLE citus_test.split_times;

@@ -158,3 +158,57 @@ TEST(GazeTrace, MergeByTimeJoinsTwoSortedRuns) {
     sort_by_time(one.data(), one.size(), CancelCheck());
     EXPECT_EQ(one[0].t_ms, 1);
 }
+
+// Issue 16: partial states (parallel workers, Citus shards) travel as text and are combined before the final
+// function merges duplicate times. Rows sharing a time in different states must weigh one sample each, not
+// one state each: {(1,10,0),(1,20,0)} and {(1,60,0)} make (1,30,0), not the mean of the means, 37.5.
+TEST(GazeTrace, PartialStatesCombineExactlyThroughTheirTextForm) {
+    auto through_text = [](const std::vector<GazeSample>& state) {
+        std::vector<GazeSample> back;
+        std::string error;
+        EXPECT_TRUE(parse_samples(format_trace(state.data(), state.size()).c_str(), back, error)) << error;
+        return back;
+    };
+    auto combine = [](std::vector<GazeSample> a, const std::vector<GazeSample>& b) {
+        const std::size_t mid = a.size();
+        a.insert(a.end(), b.begin(), b.end());
+        combine_partial(a.data(), mid, a.size(), CancelCheck());
+        return a;
+    };
+    auto final_trace = [](std::vector<GazeSample> s) {
+        s.resize(canonicalize(s.data(), s.size(), CancelCheck()));
+        return s;
+    };
+
+    const std::vector<GazeSample> two =
+        through_text({make_sample(1, 10, 0, kNaN), make_sample(1, 20, 0, kNaN)});
+    ASSERT_EQ(two.size(), 2u); // the state's text form keeps duplicate times apart
+    expect_samples(final_trace(combine(two, through_text({make_sample(1, 60, 0, kNaN)}))),
+                   {{1, 30, 0, kNaN}});
+
+    // Any split of rows with many shared times (and missing gaze and pupils) into up to 6 states, combined
+    // in any order: the same trace as all rows in one state, bit for bit.
+    gazepriv::core::Rng rng(16, 2);
+    for (int round = 0; round < 200; ++round) {
+        std::vector<GazeSample> rows;
+        const int n = 1 + static_cast<int>(rng.uniform_below(300));
+        for (int k = 0; k < n; ++k) {
+            const double t = static_cast<double>(rng.uniform_below(40));
+            const bool gaze = rng.uniform_below(5) != 0;
+            rows.push_back(make_sample(
+                t, gaze ? static_cast<double>(rng.uniform_below(1000)) / 7 : kNaN,
+                static_cast<double>(rng.uniform_below(1000)) / 3,
+                rng.uniform_below(3) ? 2 + static_cast<double>(rng.uniform_below(100)) / 9 : kNaN));
+        }
+        const std::vector<GazeSample> want = final_trace(rows);
+        std::vector<std::vector<GazeSample>> states(1 + rng.uniform_below(6));
+        for (const GazeSample& s : rows)
+            states[rng.uniform_below(states.size())].push_back(s);
+        std::vector<GazeSample> combined;
+        for (std::size_t i = states.size(); i-- > 0;)
+            combined = combine(through_text(states[i]), combined);
+        ASSERT_TRUE(std::is_sorted(combined.begin(), combined.end(),
+                                   [](const GazeSample& a, const GazeSample& b) { return a.t_ms < b.t_ms; }));
+        expect_samples(final_trace(combined), want);
+    }
+}
