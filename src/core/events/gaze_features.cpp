@@ -53,27 +53,27 @@ struct DoubleDouble {
     double hi = 0, lo = 0;
 };
 
-DoubleDouble two_sum(double a, double b) {
+[[gnu::always_inline]] inline DoubleDouble two_sum(double a, double b) {
     const double s = a + b, bb = s - a;
     return {s, (a - (s - bb)) + (b - bb)};
 }
 
-DoubleDouble operator+(DoubleDouble a, DoubleDouble b) {
+[[gnu::always_inline]] inline DoubleDouble operator+(DoubleDouble a, DoubleDouble b) {
     DoubleDouble s = two_sum(a.hi, b.hi);
     s.lo += a.lo + b.lo;
     return two_sum(s.hi, s.lo);
 }
 
-DoubleDouble operator-(DoubleDouble a, DoubleDouble b) {
+[[gnu::always_inline]] inline DoubleDouble operator-(DoubleDouble a, DoubleDouble b) {
     return a + DoubleDouble{-b.hi, -b.lo};
 }
 
-DoubleDouble operator*(DoubleDouble a, DoubleDouble b) {
+[[gnu::always_inline]] inline DoubleDouble operator*(DoubleDouble a, DoubleDouble b) {
     const double p = a.hi * b.hi;
     return two_sum(p, std::fma(a.hi, b.hi, -p) + a.hi * b.lo + a.lo * b.hi);
 }
 
-DoubleDouble operator/(DoubleDouble a, double b) {
+[[gnu::always_inline]] inline DoubleDouble operator/(DoubleDouble a, double b) {
     const double q = a.hi / b;
     const DoubleDouble r = a - DoubleDouble{q, 0} * DoubleDouble{b, 0};
     return two_sum(q, (r.hi + r.lo) / b);
@@ -154,16 +154,24 @@ std::vector<WindowMoments> window_moments(Series v, const Ranges& r, const Cance
     std::vector<RunningMoments> at_lo(windows), at_hi(windows);
     RunningMoments run;
     std::size_t next_lo = 0, next_hi = 0;
-    for (std::size_t i = 0;; ++i) {
-        cancel.poll(i);
+    for (std::size_t i = 0;;) {
         while (next_lo < windows && r.lo[next_lo] == i)
             at_lo[next_lo++] = run;
         while (next_hi < windows && r.hi[next_hi] == i)
             at_hi[next_hi++] = run;
         if (i == v.size)
             break;
-        if (!std::isnan(v[i]))
-            run.add(v[i] - ref);
+        // Up to the next window end, the values only accumulate: a tight loop without boundary checks
+        // (segments also end at multiples of 4096, where poll() looks for a cancel).
+        std::size_t stop = std::min(v.size, (i | 4095u) + 1);
+        if (next_lo < windows)
+            stop = std::min(stop, r.lo[next_lo]);
+        if (next_hi < windows)
+            stop = std::min(stop, r.hi[next_hi]);
+        cancel.poll(i);
+        for (; i < stop; ++i)
+            if (!std::isnan(v[i]))
+                run.add(v[i] - ref);
     }
     std::vector<WindowMoments> out;
     out.reserve(windows);
@@ -210,9 +218,17 @@ Ranges ranges_by_time(Series times, const std::vector<double>& start, double len
 
 struct Fixations {
     std::vector<double> start, end, duration, sigma_x, sigma_y;
+    void reserve(std::size_t n) {
+        for (auto* v : {&start, &end, &duration, &sigma_x, &sigma_y})
+            v->reserve(n);
+    }
 };
 struct Saccades {
     std::vector<double> start, duration, amplitude, peak_velocity, mean_velocity, large, rightward;
+    void reserve(std::size_t n) {
+        for (auto* v : {&start, &duration, &amplitude, &peak_velocity, &mean_velocity, &large, &rightward})
+            v->reserve(n);
+    }
 };
 struct Blinks {
     std::vector<double> start, duration;
@@ -227,12 +243,11 @@ double nan_to_zero(double v) {
 }
 
 double median_interval(const GazeSample* s, std::size_t n) {
-    std::vector<double> gaps;
-    gaps.reserve(n);
-    for (std::size_t i = 1; i < n; ++i)
-        gaps.push_back(s[i].t_ms - s[i - 1].t_ms);
-    if (gaps.empty())
+    if (n < 2)
         return 0;
+    std::vector<double> gaps(n - 1);
+    for (std::size_t i = 1; i < n; ++i)
+        gaps[i - 1] = s[i].t_ms - s[i - 1].t_ms;
     auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
     std::nth_element(gaps.begin(), mid, gaps.end());
     return *mid;
@@ -286,6 +301,10 @@ FeatureTable feature_windows(const GazeSample* s, std::size_t n, const std::vect
 
     Fixations fix;
     Saccades sac;
+    const auto fixations = static_cast<std::size_t>(std::count_if(
+        events.begin(), events.end(), [](const GazeEvent& e) { return e.type == EventType::Fixation; }));
+    fix.reserve(fixations);
+    sac.reserve(events.size() - fixations);
     for (const GazeEvent& e : events) {
         if (e.type == EventType::Fixation) {
             fix.start.push_back(e.start_ms);
