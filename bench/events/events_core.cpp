@@ -1,11 +1,16 @@
 // Event detection and feature extraction in the core alone, on the real recordings (Uniss-FGD and
 // Hoppe 2018 from $GAZEPRIV_DATA, default ../shared/data), against a plain pass over the same samples
 // in memory (count and sum of x) measured in the same run. Prints a table of samples per second.
+// `bench_events_core uniss` (or `hoppe`) instead runs I-VT + feature windows once over that dataset and
+// prints a checksum of every event and feature value: the pass to profile (valgrind --tool=callgrind
+// --toggle-collect='one_pass*'), and a check that a change keeps the results bit for bit.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <fstream>
 #include <functional>
@@ -157,14 +162,42 @@ void report(const char* dataset, const std::vector<Trace>& traces, const Detecto
         std::printf("| %s | %.1f | %.3f |\n", r.name, r.rate / 1e6, r.rate / baseline);
 }
 
+// FNV-1a over the bits of every value.
+void mix(std::uint64_t& hash, double v) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    hash = (hash ^ bits) * 1099511628211ull;
+}
+
+[[gnu::noinline]] void one_pass(const std::vector<Trace>& traces, const DetectorParams& ivt,
+                                const FeatureParams& fp) {
+    const CancelCheck cancel;
+    std::size_t values = 0;
+    std::uint64_t hash = 1469598103934665603ull;
+    for (const auto& t : traces) {
+        const auto events = detect_events(t.data(), t.size(), ivt, cancel);
+        const FeatureTable f = feature_windows(t.data(), t.size(), events, fp, cancel);
+        values += f.values.size();
+        for (double v : f.values)
+            mix(hash, v);
+        for (const GazeEvent& e : events)
+            for (double v : {e.start_ms, e.end_ms, e.amplitude, e.sigma_x, e.sigma_y, e.peak_velocity,
+                             e.mean_velocity, e.profile_a, e.profile_b, e.profile_c})
+                mix(hash, v);
+    }
+    std::printf("%zu samples, %zu feature values, checksum %016llx\n", total(traces), values,
+                static_cast<unsigned long long>(hash));
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    const std::string only = argc > 1 ? argv[1] : "";
     const char* env = std::getenv("GAZEPRIV_DATA");
     const std::string root = env ? env : "../shared/data";
-    const auto uniss = load_uniss(root);
-    const auto hoppe = load_hoppe(root);
-    if (uniss.empty() || hoppe.empty()) {
+    const auto uniss = only == "hoppe" ? std::vector<Trace>() : load_uniss(root);
+    const auto hoppe = only == "uniss" ? std::vector<Trace>() : load_hoppe(root);
+    if ((uniss.empty() && only != "hoppe") || (hoppe.empty() && only != "uniss")) {
         std::printf("real data not found under %s (set GAZEPRIV_DATA)\n", root.c_str());
         return 1;
     }
@@ -182,13 +215,22 @@ int main() {
     short_windows.large_saccade = 5;
     short_windows.window_ms = 1000;
     short_windows.step_ms = 250;
-    report("Uniss-FGD (300 Hz, screen geometry)", uniss, ivt, idt, short_windows,
-           "I-VT events + features (1 s / 0.25 s)");
+    if (only == "uniss") {
+        one_pass(uniss, ivt, short_windows);
+        return 0;
+    }
+    if (only.empty())
+        report("Uniss-FGD (300 Hz, screen geometry)", uniss, ivt, idt, short_windows,
+               "I-VT events + features (1 s / 0.25 s)");
     ivt.geometry = idt.geometry = camera_geometry(60, 46, 1, 1);
     ivt.velocity_window_ms = 0;
     idt.dispersion_threshold = 3;
     FeatureParams mpiidpeye;
     mpiidpeye.large_saccade = 5;
+    if (only == "hoppe") {
+        one_pass(hoppe, ivt, mpiidpeye);
+        return 0;
+    }
     report("Hoppe 2018 (60 Hz, scene camera 60 x 46 degrees)", hoppe, ivt, idt, mpiidpeye,
            "I-VT events + features (30 s / 0.5 s)");
     return 0;
