@@ -46,12 +46,17 @@ bool canonical(const TraceDatum* t) {
     return (t->flags & pg::kTraceCanonical) != 0;
 }
 
-// A new trace with room for `room` samples, in the current memory context; never longjmps.
-TraceDatum* new_trace(std::size_t room) {
+// Throws 54000 when a trace would need more than PostgreSQL's 1 GB value limit.
+void require_room(std::size_t room) {
     if (room > kMaxSamples)
         throw core::LimitExceeded("a gaze trace holds at most " + std::to_string(kMaxSamples) +
                                   " samples (PostgreSQL's 1 GB value limit); split the recording, "
                                   "for example by stimulus or task");
+}
+
+// A new trace with room for `room` samples, in the current memory context; never longjmps.
+TraceDatum* new_trace(std::size_t room) {
+    require_room(room);
     const std::size_t bytes = kHeader + room * sizeof(core::GazeSample);
     auto* t = static_cast<TraceDatum*>(pg::palloc_or_throw(bytes));
     SET_VARSIZE(t, bytes);
@@ -138,8 +143,7 @@ TraceStateObject* writable_state(FunctionCallInfo fcinfo, MemoryContext aggregat
     const TraceDatum* from = PG_ARGISNULL(0) ? nullptr : readable_state(value);
     const std::size_t count = from == nullptr ? 0 : from->count;
     const std::size_t room = std::max(kInitialCapacity, count + extra);
-    if (room > kMaxSamples)
-        new_trace(room); // throws the limit's error
+    require_room(room);
     MemoryContext context =
         AllocSetContextCreate(aggregate_context, "gazepriv make_trace state", ALLOCSET_SMALL_SIZES);
     auto* state = static_cast<TraceStateObject*>(MemoryContextAlloc(context, sizeof(TraceStateObject)));
@@ -160,8 +164,7 @@ void append_to_state(TraceStateObject* state, const core::GazeSample* samples, s
     const std::size_t needed = state->trace->count + n;
     if (needed > capacity(state->trace)) {
         const std::size_t room = std::max(needed, std::min(kMaxSamples, 2 * capacity(state->trace)));
-        if (room > kMaxSamples)
-            new_trace(room); // throws the limit's error
+        require_room(room);
         state->trace =
             static_cast<TraceDatum*>(repalloc(state->trace, kHeader + room * sizeof(core::GazeSample)));
         SET_VARSIZE(state->trace, kHeader + room * sizeof(core::GazeSample));
