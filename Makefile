@@ -16,7 +16,7 @@ OBJS = $(SRCS:.cpp=.o)
 PG_CPPFLAGS = -Isrc -isystem /usr/include/eigen3 -DEIGEN_DONT_PARALLELIZE -DGAZEPRIV_VERSION='"$(EXTVERSION)"'
 PG_CXXFLAGS = -std=c++17 -O2 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-register \
               $(if $(filter 1,$(WERROR)),-Werror)
-SHLIB_LINK  = -lfftw3 -lfftw3f -lcrypto -lz -lpq -lstdc++ -lm
+SHLIB_LINK  = -lfftw3 -lfftw3f -lcrypto -lz -lpng16 -ljpeg -lpq -lstdc++ -lm
 # No LLVM bitcode for the JIT: it would need clang for C++ and gains nothing for these functions.
 override with_llvm = no
 

@@ -15,6 +15,80 @@ SELECT length(gazepriv.heatmap_png(m, 'viridis', false)) > 100 AS viridis_opaque
        length(gazepriv.heatmap_png(m, 'gray')) > 100 AS gray
 FROM (SELECT gazepriv.gaze_map(participant, x, y, 40, 30, 1) m FROM gazepriv_test.hm_gaze) s;
 
+-- heatmap_png's options (issue 21). png_size reads the IHDR's width and height.
+CREATE FUNCTION pg_temp.png_size(p bytea) RETURNS text LANGUAGE sql AS $$
+    SELECT (get_byte(p, 16) * 16777216 + get_byte(p, 17) * 65536 + get_byte(p, 18) * 256 + get_byte(p, 19)) || 'x' ||
+           (get_byte(p, 20) * 16777216 + get_byte(p, 21) * 65536 + get_byte(p, 22) * 256 + get_byte(p, 23)) $$;
+-- A generated stimulus: a 40 x 30 gradient rendered by heatmap_png itself (a PNG), and an all-zero truth.
+CREATE TEMP TABLE hm_stimulus AS
+SELECT gazepriv.heatmap_png(ROW(40, 30, 1, 40, 30, (SELECT array_agg(i::float8 ORDER BY i) FROM generate_series(1, 1200) i),
+                                1, 2000, 'none', NULL, NULL, NULL, NULL, NULL, NULL, 0)::gazepriv.heatmap, 'gray', false) AS png,
+       ROW(80, 60, 1, 80, 60, array_fill(0::float8, ARRAY[4800]), 10, 1, 'none', NULL, NULL, NULL, NULL, NULL, NULL,
+           0)::gazepriv.heatmap AS zero;
+SET gazepriv.seed = 21;
+CREATE TEMP TABLE hm_noise AS
+SELECT gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1)) AS released,
+       gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1, blur_sigma => 3)) AS blurred FROM hm_stimulus;
+-- One call: the release over the stimulus (scaled to the map's 80 x 60), a colour bar (a 52-pixel panel) and
+-- the significance mask; every colour map, a fixed scale.
+SELECT pg_temp.png_size(png) AS stimulus,
+       pg_temp.png_size(gazepriv.heatmap_png(released, stimulus => png, colorbar => true, significance => 0.05)) AS overlay,
+       pg_temp.png_size(gazepriv.heatmap_png(released, 'cividis', vmin => -0.1, vmax => 0.1, opacity => 0.5)) AS fixed_scale,
+       (SELECT string_agg(c || ':' || pg_temp.png_size(gazepriv.heatmap_png(released, c, colorbar => true)), ' ')
+        FROM unnest(ARRAY['inferno', 'viridis', 'magma', 'plasma', 'cividis', 'gray', 'jet']) c) AS colormaps,
+       gazepriv.heatmap_png(NULL::gazepriv.heatmap) IS NULL AS null_map
+FROM hm_stimulus, hm_noise;
+-- The mask's threshold from the public sigma: z(1 - a) sigma, a = 0.05 per cell or 0.05 / 4800 over the map;
+-- a blur of 3 px divides the noise sd by about 2 * 3 * sqrt(pi).
+SELECT round((gazepriv.heatmap_significance_threshold(released, 0.05, 'per_cell') / (released).sigma)::numeric, 4) AS z_per_cell,
+       round((gazepriv.heatmap_significance_threshold(released) / (released).sigma)::numeric, 4) AS z_bonferroni,
+       round((gazepriv.heatmap_significance_threshold(blurred, 0.05, 'per_cell') / (blurred).sigma * 6 * sqrt(pi()))::numeric, 2)
+           AS z_blurred_times_kernel
+FROM hm_noise;
+-- False positives on pure noise (the truth is all 0): per cell about 5% of the 4800 cells (240, sd 15) at
+-- the stated level; with Bonferroni no cell of the map in most releases (at most 5% of maps have any).
+SELECT count(*) FILTER (WHERE v > gazepriv.heatmap_significance_threshold(released, 0.05, 'per_cell'))
+           BETWEEN 180 AND 300 AS per_cell_near_5_percent
+FROM hm_noise, unnest((released).values) v;
+-- After a blur of 3 px neighbouring cells share their noise, so one map's rate varies much more: pooled over
+-- 20 maps the rate is near 5% (a little below: cells near the edges have less noise than the threshold assumes).
+SELECT count(*) FILTER (WHERE v > gazepriv.heatmap_significance_threshold(m, 0.05, 'per_cell')) * 1.0 / count(*)
+           BETWEEN 0.03 AND 0.065 AS blurred_near_5_percent
+FROM (SELECT gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1, blur_sigma => 3)) AS m
+      FROM hm_stimulus, generate_series(1, 20)) maps, unnest((m).values) v;
+SELECT count(*) AS maps, count(*) FILTER (WHERE marked > 0) <= 4 AS at_most_4_maps_with_a_false_cell
+FROM (SELECT (SELECT count(*) FROM unnest((m).values) v
+              WHERE v > gazepriv.heatmap_significance_threshold(m)) AS marked
+      FROM (SELECT gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1)) AS m
+            FROM hm_stimulus, generate_series(1, 40)) maps) s;
+RESET gazepriv.seed;
+-- Bad pictures and options: clear SQLSTATEs, never a crash.
+SET gazepriv.max_stimulus_pixels = 1000;
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.heatmap_png(released, stimulus => png) FROM hm_stimulus, hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, stimulus => '\x89504e470d0a1a0a0000000d49484452'::bytea) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, stimulus => substr(png, 1, 60)) FROM hm_stimulus, hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, stimulus => '\xffd8ffe000104a464946'::bytea) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, stimulus => 'GIF89a'::bytea) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, stimulus => ''::bytea) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, vmin => 1, vmax => 1) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, vmax => 'Infinity') FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, vmin => 'NaN') FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, opacity => 1.5) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, significance => 0) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(released, significance => 0.05, correction => 'holm') FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_png(zero, significance => 0.05) FROM hm_stimulus$$,
+    $$SELECT gazepriv.heatmap_png(released, colormap => NULL) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_significance_threshold(released, 5e-324) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_significance_threshold(released, NULL) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_significance_threshold(gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1, mechanism => 'laplace', blur_sigma => 2))) FROM hm_stimulus$$]) q;
+RESET gazepriv.max_stimulus_pixels;
+SELECT gazepriv_test.error_of($$SELECT gazepriv.heatmap_png(released, stimulus => substr(png, 1, 60)) FROM hm_stimulus, hm_noise$$)
+    AS truncated_png;
+SET ROLE gazepriv_test_user;
+SELECT gazepriv_test.error_of($$SET gazepriv.max_stimulus_pixels = 1000000000$$);
+RESET ROLE;
+
 -- Metrics: MSE and Pearson CC; identical maps give 0 and 1, a constant map gives NULL.
 SELECT gazepriv.heatmap_mse(m, m) AS mse_self, gazepriv.heatmap_cc(m, m) AS cc_self,
        gazepriv.heatmap_cc(m, gazepriv.privatize(m, gazepriv.heatmap_spec(40, 30, 1e9))) AS cc_huge_epsilon,
@@ -29,7 +103,7 @@ FROM (SELECT ROW(41, 41, 1, 41, 41, array_fill(0::float8, ARRAY[20 * 41 + 20]) |
                  1, 1, 'none', NULL, NULL, NULL, NULL, NULL, NULL, 0)::gazepriv.heatmap AS m) s;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.heatmap_mse(gazepriv.gaze_map(participant, x, y, 4, 4, 1), gazepriv.gaze_map(participant, x, y, 4, 5, 1)) FROM gazepriv_test.hm_points$$,
-    $$SELECT gazepriv.heatmap_png(gazepriv.gaze_map(participant, x, y, 4, 4, 1), 'jet') FROM gazepriv_test.hm_points$$,
+    $$SELECT gazepriv.heatmap_png(gazepriv.gaze_map(participant, x, y, 4, 4, 1), 'turbo') FROM gazepriv_test.hm_points$$,
     $$SELECT gazepriv.heatmap_blur(gazepriv.gaze_map(participant, x, y, 4, 4, 1), -1) FROM gazepriv_test.hm_points$$,
     $$SELECT gazepriv.heatmap_blur(gazepriv.gaze_map(participant, x, y, 4, 4, 1), 'NaN') FROM gazepriv_test.hm_points$$,
     $$SELECT gazepriv.heatmap_cells(ROW(2, 2, 1, 2, 2, '{1,2,3}', 1, 1, 'none', NULL, NULL, NULL, NULL, NULL, NULL, 0)::gazepriv.heatmap)$$,

@@ -4,7 +4,7 @@
 REPO=$(pwd)
 PG_CONFIG=${PG_CONFIG:-pg_config}
 PG_PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-contrib"
-BUILD_PACKAGES="build-essential cmake pkg-config libfftw3-dev libeigen3-dev libssl-dev zlib1g-dev libpq-dev \
+BUILD_PACKAGES="build-essential cmake pkg-config libfftw3-dev libeigen3-dev libssl-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev libpq-dev \
 libgtest-dev clang-format python3-numpy python3-scipy python3-matplotlib"
 # The clients of the README's examples (test/scripts/clients.sh): psycopg2 with pandas, JDBC, R.
 BUILD_PACKAGES="$BUILD_PACKAGES python3-psycopg2 python3-pandas default-jdk-headless libpostgresql-jdbc-java \

@@ -252,12 +252,34 @@ COMMENT ON FUNCTION @extschema@.heatmap_cells(@extschema@.heatmap) IS
     'the input''s guarantee.';
 
 CREATE FUNCTION @extschema@.heatmap_png(heatmap @extschema@.heatmap, colormap text DEFAULT 'inferno',
-                                        alpha_from_value boolean DEFAULT true) RETURNS bytea
-    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_png' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.heatmap_png(@extschema@.heatmap, text, boolean) IS
-    'An RGBA PNG of the map, one pixel per screen pixel (per cell above 2^24 pixels): values from 0 to the '
-    'map''s maximum through colormap inferno, viridis or gray; with alpha_from_value the opacity follows the '
-    'value, to lay the picture over the stimulus. Privacy: post-processing, keeps the input''s guarantee.';
+                                        alpha_from_value boolean DEFAULT true, vmin float8 DEFAULT NULL,
+                                        vmax float8 DEFAULT NULL, colorbar boolean DEFAULT false,
+                                        stimulus bytea DEFAULT NULL, opacity float8 DEFAULT NULL,
+                                        significance float8 DEFAULT NULL, correction text DEFAULT 'bonferroni')
+    RETURNS bytea
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_png' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_png(@extschema@.heatmap, text, boolean, float8, float8, boolean, bytea,
+                                            float8, float8, text) IS
+    'An RGBA PNG of the map, one pixel per screen pixel (per cell above 2^24 pixels), NULL for a NULL map. '
+    'Values from vmin (default 0) to vmax (default the map''s maximum; fix both to compare maps) through '
+    'colormap inferno, viridis, magma, plasma, cividis, gray or jet; with alpha_from_value the opacity '
+    'follows the value. colorbar adds a panel with the scale and the release''s noise sd. stimulus (a PNG '
+    'or JPEG, at most gazepriv.max_stimulus_pixels pixels: 54000; corrupt: 22023) is drawn under the heat '
+    'at opacity (default 0.6 over a stimulus, 1 without). significance (a level in (0, 0.5]) outlines the '
+    'cells above what the noise alone exceeds with that probability (correction bonferroni: over the whole '
+    'map; per_cell: per cell) and fades the others. Privacy: post-processing of the released values and '
+    'public parameters, keeps the input''s guarantee.';
+
+CREATE FUNCTION @extschema@.heatmap_significance_threshold(heatmap @extschema@.heatmap,
+                                                           significance float8 DEFAULT 0.05,
+                                                           correction text DEFAULT 'bonferroni') RETURNS float8
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_significance_threshold' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_significance_threshold(@extschema@.heatmap, float8, text) IS
+    'The value above which a cell of a released map is significant at the level: the noise''s (1 - a) '
+    'quantile (its sigma or scale, after the map''s blur), a = significance / cells (bonferroni: on a map '
+    'whose true values are all 0, no cell exceeds it with probability >= 1 - significance) or a = '
+    'significance (per_cell). 22023 for an exact map or a blurred Laplace map. Privacy: a function of public '
+    'parameters, free.';
 
 CREATE FUNCTION @extschema@.heatmap_mse(a @extschema@.heatmap, b @extschema@.heatmap) RETURNS float8
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_mse' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

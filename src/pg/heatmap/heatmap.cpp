@@ -9,6 +9,8 @@
 #include "core/heatmap/heatmap_metrics.hpp"
 #include "core/heatmap/heatmap_png.hpp"
 #include "core/heatmap/heatmap_release.hpp"
+#include "core/heatmap/significance.hpp"
+#include "core/heatmap/stimulus_image.hpp"
 #include "pg/boundary/args.hpp"
 #include "pg/boundary/arrays.hpp"
 #include "pg/budget/budget.hpp"
@@ -123,17 +125,59 @@ void privatize_map(const pg::HeatmapView& map, const pg::SpecFields& fields, pg:
     pg::release_into(plan, sums, p.observers != 0 ? static_cast<double>(p.observers) : n_map, out);
 }
 
-struct PngBytes {
-    bytea* data;
+struct PngArguments {
+    const char* colormap;
+    bool alpha_from_value, colorbar;
+    double vmin, vmax, opacity, significance; // NaN = NULL
+    const char* correction;
+    const std::uint8_t* stimulus; // nullptr = NULL
+    std::size_t stimulus_size;
 };
 
-PngBytes render(const pg::HeatmapView& map, const char* colormap, bool alpha) {
-    const std::vector<std::uint8_t> png =
-        core::render_heatmap_png(map.grid, map.values, core::parse_colormap(colormap), alpha);
+// NULL as NaN (the option's default); a NaN given is refused, naming the option.
+double float8_or_nan(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (PG_ARGISNULL(i))
+        return NAN;
+    const double v = PG_GETARG_FLOAT8(i);
+    if (std::isnan(v))
+        throw core::InvalidArgument(std::string(name) + " must be a number, not NaN");
+    return v;
+}
+
+// The release's noise as the heatmap carries it (sigma or scale per cell of the map, blur in pixels).
+core::MapNoise map_noise(const pg::HeatmapFields& fields) {
+    core::MapNoise noise;
+    noise.gaussian = std::strcmp(fields.mechanism, "laplace") != 0;
+    noise.spread = noise.gaussian ? fields.sigma : fields.scale;
+    noise.blur_cells = fields.blur_sigma / fields.cell_size;
+    return noise;
+}
+
+bytea* render(const pg::HeatmapView& map, const pg::HeatmapFields& fields, const PngArguments& a) {
+    core::PngOptions options;
+    options.colormap = core::parse_colormap(a.colormap);
+    options.alpha_from_value = a.alpha_from_value;
+    options.vmin = a.vmin;
+    options.vmax = a.vmax;
+    options.colorbar = a.colorbar;
+    const core::MapNoise noise = map_noise(fields);
+    if (noise.spread > 0)
+        options.noise_sd = core::noise_sd_after_blur(noise);
+    if (!std::isnan(a.significance))
+        options.threshold = core::significance_threshold(noise, a.significance, map.cells,
+                                                         core::parse_correction(a.correction));
+    core::RgbaImage stimulus;
+    if (a.stimulus != nullptr) {
+        stimulus = core::decode_stimulus(a.stimulus, a.stimulus_size, pg::max_stimulus_pixels(),
+                                         "gazepriv.max_stimulus_pixels");
+        options.stimulus = &stimulus;
+    }
+    options.opacity = !std::isnan(a.opacity) ? a.opacity : a.stimulus != nullptr ? 0.6 : 1.0;
+    const std::vector<std::uint8_t> png = core::render_heatmap_png(map.grid, map.values, options);
     auto* out = static_cast<bytea*>(pg::palloc_or_throw(VARHDRSZ + png.size()));
     SET_VARSIZE(out, VARHDRSZ + png.size());
     std::memcpy(VARDATA(out), png.data(), png.size());
-    return {out};
+    return out;
 }
 
 } // namespace
@@ -212,11 +256,37 @@ GAZEPRIV_FUNCTION(heatmap_cells) {
 }
 
 GAZEPRIV_FUNCTION(heatmap_png) {
+    if (PG_ARGISNULL(0))
+        PG_RETURN_NULL();
+    pg::require_not_null(fcinfo, {nullptr, "colormap", "alpha_from_value", nullptr, nullptr, "colorbar",
+                                  nullptr, nullptr, nullptr, "correction"});
     pg::HeatmapFields fields;
     const pg::HeatmapView map = heatmap_argument(fcinfo, 0, "heatmap", &fields);
-    const char* colormap = pg::text_arg(fcinfo, 1);
-    const bool alpha = PG_GETARG_BOOL(2);
-    PG_RETURN_BYTEA_P(render(map, colormap, alpha).data);
+    PngArguments a{};
+    a.colormap = pg::text_arg(fcinfo, 1);
+    a.alpha_from_value = PG_GETARG_BOOL(2);
+    a.vmin = float8_or_nan(fcinfo, 3, "vmin");
+    a.vmax = float8_or_nan(fcinfo, 4, "vmax");
+    a.colorbar = PG_GETARG_BOOL(5);
+    if (!PG_ARGISNULL(6)) {
+        const bytea* stimulus = PG_GETARG_BYTEA_PP(6);
+        a.stimulus = reinterpret_cast<const std::uint8_t*>(VARDATA_ANY(stimulus));
+        a.stimulus_size = VARSIZE_ANY_EXHDR(stimulus);
+    }
+    a.opacity = float8_or_nan(fcinfo, 7, "opacity");
+    a.significance = float8_or_nan(fcinfo, 8, "significance");
+    a.correction = pg::text_arg(fcinfo, 9);
+    PG_RETURN_BYTEA_P(render(map, fields, a));
+}
+
+GAZEPRIV_FUNCTION(heatmap_significance_threshold) {
+    pg::require_not_null(fcinfo, {"heatmap", "significance", "correction"});
+    pg::HeatmapFields fields;
+    const pg::HeatmapView map = heatmap_argument(fcinfo, 0, "heatmap", &fields);
+    const double level = PG_GETARG_FLOAT8(1);
+    const char* correction = pg::text_arg(fcinfo, 2);
+    PG_RETURN_FLOAT8(core::significance_threshold(map_noise(fields), level, map.cells,
+                                                  core::parse_correction(correction)));
 }
 
 GAZEPRIV_FUNCTION(heatmap_mse) {

@@ -9,6 +9,7 @@ namespace gazepriv::pg {
 
 namespace {
 int max_cells_setting = 8388608;
+int max_stimulus_pixels_setting = 16777216;
 } // namespace
 
 void define_heatmap_settings() {
@@ -19,6 +20,16 @@ void define_heatmap_settings() {
         "cell_size. Superuser-only: it bounds the memory an analyst's release may take.",
         &max_cells_setting, 8388608, 1, static_cast<int>(core::kMaxHeatmapCells), PGC_SUSET, 0, nullptr,
         nullptr, nullptr);
+    DefineCustomIntVariable(
+        "gazepriv.max_stimulus_pixels", "The most pixels a stimulus image given to heatmap_png may have.",
+        "The image is decoded into 4 bytes per pixel; larger images are refused (ERROR 54000) from their "
+        "header, before any pixel is decoded. Superuser-only: it bounds the memory an analyst's call may "
+        "take.",
+        &max_stimulus_pixels_setting, 16777216, 1, 268435456, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+}
+
+std::int64_t max_stimulus_pixels() {
+    return max_stimulus_pixels_setting;
 }
 
 std::int64_t max_heatmap_cells() {

@@ -1,4 +1,5 @@
-// The heatmap's settings: gazepriv.max_heatmap_cells, the largest grid a heatmap may have.
+// The heatmap's settings: gazepriv.max_heatmap_cells, the largest grid a heatmap may have, and
+// gazepriv.max_stimulus_pixels, the largest stimulus image heatmap_png decodes.
 #pragma once
 
 #include <cstdint>
@@ -12,5 +13,6 @@ namespace gazepriv::pg {
 // Registers the settings; called from _PG_init.
 void define_heatmap_settings();
 std::int64_t max_heatmap_cells();
+std::int64_t max_stimulus_pixels();
 
 } // namespace gazepriv::pg

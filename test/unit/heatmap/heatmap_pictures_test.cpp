@@ -2,6 +2,8 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <tuple>
 #include <vector>
 
@@ -9,6 +11,10 @@
 #include "core/heatmap/gaussian_blur.hpp"
 #include "core/heatmap/heatmap_metrics.hpp"
 #include "core/heatmap/heatmap_png.hpp"
+#include "core/heatmap/significance.hpp"
+#include "core/heatmap/stimulus_image.hpp"
+
+#include <jpeglib.h>
 
 using namespace gazepriv::core;
 
@@ -102,7 +108,9 @@ TEST(HeatmapMetrics, MseAndPearson) {
 TEST(HeatmapPng, IsAValidRgbaPngOfTheScreenExtent) {
     const GazeGrid grid = make_grid(5, 3, 2, kMaxHeatmapCells); // 3 x 2 cells
     const double values[] = {0, 1, 2, -1, 4, NAN};
-    const std::vector<std::uint8_t> png = render_heatmap_png(grid, values, Colormap::Gray, true);
+    PngOptions gray;
+    gray.colormap = Colormap::Gray;
+    const std::vector<std::uint8_t> png = render_heatmap_png(grid, values, gray);
     const std::uint8_t signature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     ASSERT_GT(png.size(), 57u);
     EXPECT_TRUE(std::equal(signature, signature + 8, png.begin()));
@@ -129,6 +137,155 @@ TEST(HeatmapPng, IsAValidRgbaPngOfTheScreenExtent) {
     EXPECT_EQ(pixel(0, 2)[0], 0);   // negative noise clamps to 0
     EXPECT_EQ(pixel(2, 2)[0], 255); // the maximum
     EXPECT_EQ(pixel(4, 2)[3], 0);   // NaN
-    EXPECT_THROW(parse_colormap("jet"), InvalidArgument);
+    EXPECT_THROW(parse_colormap("turbo"), InvalidArgument);
     EXPECT_EQ(parse_colormap("viridis"), Colormap::Viridis);
+    EXPECT_EQ(parse_colormap("jet"), Colormap::Jet);
+}
+
+namespace {
+
+// Decodes a PNG with libpng (an independent reader of what we write).
+RgbaImage read_png(const std::vector<std::uint8_t>& png) {
+    return decode_stimulus(png.data(), png.size(), 1u << 30, "test");
+}
+
+const std::uint8_t* at(const RgbaImage& image, std::uint32_t x, std::uint32_t y) {
+    return image.rgba.data() + (std::size_t{y} * image.width + x) * 4;
+}
+
+// A JPEG of width x height pixels of one colour, by libjpeg.
+std::vector<std::uint8_t> solid_jpeg(int width, int height, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
+    jpeg_compress_struct info;
+    jpeg_error_mgr error;
+    info.err = jpeg_std_error(&error);
+    jpeg_create_compress(&info);
+    unsigned char* buffer = nullptr;
+    unsigned long size = 0;
+    jpeg_mem_dest(&info, &buffer, &size);
+    info.image_width = width;
+    info.image_height = height;
+    info.input_components = 3;
+    info.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&info);
+    jpeg_set_quality(&info, 95, TRUE);
+    jpeg_start_compress(&info, TRUE);
+    std::vector<std::uint8_t> row(width * 3);
+    for (int x = 0; x < width; ++x)
+        row[3 * x] = r, row[3 * x + 1] = g, row[3 * x + 2] = b;
+    while (info.next_scanline < info.image_height) {
+        JSAMPROW p = row.data();
+        jpeg_write_scanlines(&info, &p, 1);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    std::vector<std::uint8_t> out(buffer, buffer + size);
+    std::free(buffer);
+    return out;
+}
+
+} // namespace
+
+TEST(HeatmapPng, FixedScaleOverlayColourBarAndMask) {
+    const GazeGrid grid = make_grid(4, 2, 1, kMaxHeatmapCells);
+    const double values[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    PngOptions o;
+    o.colormap = Colormap::Gray;
+    o.alpha_from_value = false;
+    o.vmin = 2;
+    o.vmax = 6;
+    RgbaImage plain = read_png(render_heatmap_png(grid, values, o));
+    ASSERT_EQ(plain.width, 4u);
+    EXPECT_EQ(at(plain, 1, 0)[0], 0);   // below vmin
+    EXPECT_EQ(at(plain, 0, 1)[0], 128); // 4 of [2, 6]
+    EXPECT_EQ(at(plain, 3, 1)[0], 255); // above vmax
+
+    // over a red stimulus at opacity 0.5: half heat, half red, opaque
+    RgbaImage red;
+    red.width = red.height = 1;
+    red.rgba = {255, 0, 0, 255};
+    o.stimulus = &red;
+    o.opacity = 0.5;
+    RgbaImage over = read_png(render_heatmap_png(grid, values, o));
+    EXPECT_EQ(at(over, 1, 0)[0], 128);
+    EXPECT_EQ(at(over, 1, 0)[1], 0);
+    EXPECT_EQ(at(over, 3, 1)[0], 255);
+    EXPECT_EQ(at(over, 3, 1)[1], 128);
+    EXPECT_EQ(at(over, 3, 1)[3], 255);
+
+    // the colour bar adds a white panel to the right, the map keeps its pixels
+    o.stimulus = nullptr;
+    o.opacity = 1;
+    o.colorbar = true;
+    o.noise_sd = 0.25;
+    RgbaImage bar = read_png(render_heatmap_png(grid, values, o));
+    EXPECT_EQ(bar.width, 4u + 52u);
+    EXPECT_EQ(bar.height, 2u);
+    EXPECT_EQ(at(bar, 0, 1)[0], 128);
+    EXPECT_EQ(at(bar, 55, 0)[0], 255);
+
+    // the mask: cells above the threshold keep their colour or are outlined in white, the others fade
+    o.colorbar = false;
+    o.alpha_from_value = false;
+    o.threshold = 4.5;
+    RgbaImage masked = read_png(render_heatmap_png(grid, values, o));
+    EXPECT_EQ(at(masked, 0, 0)[3], 77); // faded: 0.3 opacity
+    EXPECT_EQ(at(masked, 2, 1)[3], 255);
+
+    o.vmin = 6;
+    EXPECT_THROW(render_heatmap_png(grid, values, o), InvalidArgument);
+    o.vmin = NAN;
+    o.vmax = INFINITY;
+    EXPECT_THROW(render_heatmap_png(grid, values, o), InvalidArgument);
+    o.vmax = NAN;
+    o.opacity = 1.5;
+    EXPECT_THROW(render_heatmap_png(grid, values, o), InvalidArgument);
+}
+
+TEST(StimulusImage, DecodesPngAndJpegAndRefusesBadOrHugeImages) {
+    const std::uint8_t pixels[] = {10, 20, 30, 255, 40, 50, 60, 128};
+    const std::vector<std::uint8_t> png = encode_png_rgba(2, 1, pixels);
+    RgbaImage image = decode_stimulus(png.data(), png.size(), 2, "limit");
+    EXPECT_EQ(image.width, 2u);
+    EXPECT_EQ(std::vector<std::uint8_t>(image.rgba.begin(), image.rgba.end()),
+              std::vector<std::uint8_t>(pixels, pixels + 8));
+    EXPECT_THROW(decode_stimulus(png.data(), png.size(), 1, "limit"), LimitExceeded);
+    std::vector<std::uint8_t> broken = png;
+    broken[broken.size() - 20] ^= 0xff; // inside IDAT: the CRC no longer matches
+    EXPECT_THROW(decode_stimulus(broken.data(), broken.size(), 2, "limit"), InvalidArgument);
+    EXPECT_THROW(decode_stimulus(png.data(), 20, 2, "limit"), InvalidArgument); // truncated
+
+    const std::vector<std::uint8_t> jpeg = solid_jpeg(16, 8, 200, 100, 50);
+    image = decode_stimulus(jpeg.data(), jpeg.size(), 128, "limit");
+    EXPECT_EQ(image.width, 16u);
+    EXPECT_EQ(image.height, 8u);
+    EXPECT_NEAR(at(image, 5, 5)[0], 200, 3);
+    EXPECT_NEAR(at(image, 5, 5)[2], 50, 3);
+    EXPECT_EQ(at(image, 5, 5)[3], 255);
+    EXPECT_THROW(decode_stimulus(jpeg.data(), jpeg.size(), 127, "limit"), LimitExceeded);
+    EXPECT_THROW(decode_stimulus(jpeg.data(), jpeg.size() / 2, 128, "limit"), InvalidArgument); // truncated
+    const std::uint8_t junk[] = {0xff, 0xd8, 0xff, 0, 1, 2, 3};
+    EXPECT_THROW(decode_stimulus(junk, sizeof junk, 128, "limit"), InvalidArgument);
+    EXPECT_THROW(decode_stimulus(junk + 3, 4, 128, "limit"), InvalidArgument); // neither format
+}
+
+TEST(Significance, ThresholdsFromTheNoiseAndTheCorrection) {
+    EXPECT_NEAR(normal_upper_quantile(0.05), 1.6448536269514722, 1e-9);
+    EXPECT_NEAR(normal_upper_quantile(1e-7), 5.199337582, 1e-6);
+    MapNoise gaussian{true, 0.01, 0};
+    EXPECT_NEAR(significance_threshold(gaussian, 0.05, 100, Correction::PerCell), 0.016448536, 1e-8);
+    EXPECT_NEAR(significance_threshold(gaussian, 0.05, 100, Correction::Bonferroni),
+                0.01 * normal_upper_quantile(0.0005), 1e-12);
+    MapNoise laplace{false, 0.01, 0};
+    EXPECT_NEAR(significance_threshold(laplace, 0.05, 1, Correction::PerCell), 0.01 * std::log(10.0), 1e-12);
+    // a blur of s cells divides the sd by about 2 s sqrt(pi)
+    MapNoise blurred{true, 1, 4};
+    EXPECT_NEAR(noise_sd_after_blur(blurred), 1 / (8 * std::sqrt(M_PI)), 1e-6);
+    blurred.gaussian = false;
+    EXPECT_THROW(significance_threshold(blurred, 0.05, 1, Correction::PerCell), InvalidArgument);
+    EXPECT_THROW(significance_threshold(gaussian, 0, 1, Correction::PerCell), InvalidArgument);
+    EXPECT_THROW(significance_threshold(gaussian, NAN, 1, Correction::PerCell), InvalidArgument);
+    EXPECT_THROW(significance_threshold(gaussian, 0.6, 1, Correction::PerCell), InvalidArgument);
+    MapNoise exact{true, NAN, 0};
+    EXPECT_THROW(significance_threshold(exact, 0.05, 1, Correction::PerCell), InvalidArgument);
+    EXPECT_THROW(parse_correction("holm"), InvalidArgument);
 }
