@@ -103,9 +103,9 @@ namespace {
 class TaskSynthesis {
 public:
     TaskSynthesis(const FeatureRows& input, const SynthesisParams& params, Rng& rng,
-                  const CancelCheck& cancel)
-        : in_(input), p_(params), rng_(rng), cancel_(cancel), m_(input.features), stride_(code_stride(m_)),
-          log_gamma_(std::log(params.gamma)) {}
+                  const CancelCheck& cancel, const Progress& progress, std::uint64_t total_slots)
+        : in_(input), p_(params), rng_(rng), cancel_(cancel), progress_(progress), total_slots_(total_slots),
+          m_(input.features), stride_(code_stride(m_)), log_gamma_(std::log(params.gamma)) {}
 
     // rows: the task's input rows, sorted by participant then input order.
     void run(const std::vector<std::size_t>& rows, SynthesisOutput& out) {
@@ -152,6 +152,7 @@ public:
             p_.records ? std::min(seeds.size(), static_cast<std::size_t>(*p_.records)) : seeds.size();
         for (std::size_t slot = 0; slot < slots; ++slot) {
             cancel_.poll(slot);
+            progress_("synthesizing", slots_done_++, total_slots_);
             int attempts = 0;
             bool passed = false;
             while (!passed && attempts < max_attempts) {
@@ -212,6 +213,8 @@ private:
     const SynthesisParams& p_;
     Rng& rng_;
     const CancelCheck& cancel_;
+    const Progress& progress_;
+    std::uint64_t total_slots_, slots_done_ = 0;
     std::size_t m_;
     std::size_t stride_;
     double log_gamma_;
@@ -220,8 +223,16 @@ private:
 
 } // namespace
 
+// The slots of a task of n records: its seeds (the records not set aside to learn), at most `records`.
+std::uint64_t task_slots(const SynthesisParams& p, std::size_t n) {
+    const auto learners =
+        p.split > 0 ? static_cast<std::size_t>(std::floor(p.split * static_cast<double>(n))) : 0;
+    const std::size_t seeds = n - learners;
+    return p.records ? std::min(seeds, static_cast<std::size_t>(*p.records)) : seeds;
+}
+
 void synthesize(const FeatureRows& input, const SynthesisParams& params, Rng& rng, const CancelCheck& cancel,
-                SynthesisOutput& output) {
+                SynthesisOutput& output, const Progress& progress) {
     validate(params);
     validate_for_features(params, input.features);
     output.count = 0;
@@ -232,17 +243,24 @@ void synthesize(const FeatureRows& input, const SynthesisParams& params, Rng& rn
             return input.task[a] < input.task[b];
         return input.participant[a] < input.participant[b];
     });
-    TaskSynthesis task(input, params, rng, cancel);
-    std::vector<std::size_t> rows;
+    std::vector<std::pair<std::size_t, std::size_t>> tasks; // [begin, end) in order
+    std::uint64_t total_slots = 0;
     for (std::size_t begin = 0; begin < order.size();) {
         std::size_t end = begin;
         while (end < order.size() && input.task[order[end]] == input.task[order[begin]])
             ++end;
+        tasks.emplace_back(begin, end);
+        total_slots += task_slots(params, end - begin);
+        begin = end;
+    }
+    TaskSynthesis task(input, params, rng, cancel, progress, total_slots);
+    std::vector<std::size_t> rows;
+    for (const auto& [begin, end] : tasks) {
         rows.assign(order.begin() + static_cast<std::ptrdiff_t>(begin),
                     order.begin() + static_cast<std::ptrdiff_t>(end));
         task.run(rows, output);
-        begin = end;
     }
+    progress("synthesizing", total_slots, total_slots);
 }
 
 } // namespace gazepriv::core::pd

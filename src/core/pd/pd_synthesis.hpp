@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/common/cancel.hpp"
+#include "core/common/progress.hpp"
 #include "core/pd/pd_model.hpp"
 #include "core/pd/pd_privacy_check.hpp"
 #include "core/noise/random.hpp"
@@ -89,9 +90,9 @@ struct SynthesisOutput {
 
 // Runs the synthesis; validates the data-dependent parameters first. Rows are emitted task by task, by
 // participant, in input order within a participant (with a secret-keyed generator, the same rows in the same
-// order give the same release).
+// order give the same release). Progress: phase "synthesizing", slots done of all tasks' slots.
 void synthesize(const FeatureRows& input, const SynthesisParams& params, Rng& rng, const CancelCheck& cancel,
-                SynthesisOutput& output);
+                SynthesisOutput& output, const Progress& progress = Progress());
 
 } // namespace gazepriv::core::pd
 

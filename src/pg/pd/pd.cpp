@@ -18,6 +18,7 @@
 #include "core/pd/pd_privacy_check.hpp"
 #include "core/common/validate.hpp"
 #include "pg/boundary/args.hpp"
+#include "pg/boundary/progress.hpp"
 #include "pg/boundary/arrays.hpp"
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/budget/budget.hpp"
@@ -204,6 +205,7 @@ struct SynthesisResult {
 };
 
 SynthesisResult run(const PdArgs& a, const pg::FeatureSource& src, const Prepared& in) {
+    pg::progress_begin("pd_synthesize");
     const pd::SynthesisParams params = to_params(a);
     SynthesisResult r{};
     r.source_row = static_cast<std::size_t*>(pg::palloc_or_throw(src.rows * sizeof(std::size_t)));
@@ -213,7 +215,8 @@ SynthesisResult run(const PdArgs& a, const pg::FeatureSource& src, const Prepare
     std::optional<core::Rng> keyed;
     pd::synthesize({src.rows, src.features, src.values, in.participant, in.task}, params,
                    pg::release_rng(keyed, a.secret, a.secret_size), core::CancelCheck(pg::interrupt_pending),
-                   out);
+                   out, core::Progress(pg::progress_report));
+    pg::progress_end();
     r.rows = out.count;
     return r;
 }

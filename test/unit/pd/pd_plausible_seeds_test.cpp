@@ -392,3 +392,31 @@ TEST(PdSynthesis, RejectsBadParametersBeforeReadingData) {
     EXPECT_THROW(validate_for_features(ok, 0), InvalidArgument);
     EXPECT_THROW(validate_for_features(ok, 1001), LimitExceeded);
 }
+
+namespace {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> progress_calls;
+void record_progress(const char* phase, std::uint64_t done, std::uint64_t total) {
+    EXPECT_STREQ(phase, "synthesizing");
+    progress_calls.emplace_back(done, total);
+}
+} // namespace
+
+TEST(PdSynthesis, ReportsSlotsDoneOfAllTasksSlots) {
+    const Dataset data = make_dataset(300, 3, 10, 3, 31); // 3 tasks of 100 records
+    SynthesisParams params;
+    params.k = 5;
+    params.gamma = 2;
+    params.split = 0.25; // 25 records per task only learn: 75 slots per task
+    Buffers buffers(data);
+    Rng rng(33, 0);
+    progress_calls.clear();
+    synthesize(data.view(), params, rng, CancelCheck{}, buffers.out, Progress(record_progress));
+    ASSERT_EQ(progress_calls.size(), 226u); // one per slot, then the end
+    for (std::size_t i = 0; i < progress_calls.size(); ++i)
+        EXPECT_EQ(progress_calls[i], std::make_pair(std::uint64_t(i), std::uint64_t(225)));
+    params.split = 0;
+    params.records = 40; // a public bound: at most 40 slots per task
+    progress_calls.clear();
+    synthesize(data.view(), params, rng, CancelCheck{}, buffers.out, Progress(record_progress));
+    EXPECT_EQ(progress_calls.back(), std::make_pair(std::uint64_t(120), std::uint64_t(120)));
+}
