@@ -64,6 +64,10 @@ GROUP BY c.cell_size ORDER BY 1;
 \echo '  heatmap_dp_1px_eps1.png        DP, 1 px cells, epsilon 1, n = 20: noise only'
 \echo '  heatmap_dp_64px_eps5.png       DP, 64 px cells, epsilon 5, n = 20'
 \echo '  heatmap_dp_16px_eps1_n2000.png DP, 16 px cells, epsilon 1, as if n = 2000'
+\echo '  heatmap_overlay.png            a release of that map over a generated stimulus (a schematic face, licence-free),'
+\echo '                                 with the colour bar and the significance mask: the outlined cells are above'
+\echo '                                 what the noise alone gives (Bonferroni, 0.05); the others are faded'
+\i test/demo/generated_stimulus.psql
 \setenv DEMO_OUT :demo_out
 \pset format unaligned
 \pset tuples_only on
@@ -79,6 +83,10 @@ SELECT encode(gazepriv.heatmap_png(gazepriv.privatize(m, gazepriv.heatmap_spec(5
               'base64')
 FROM maps WHERE cell_size = 16 AND observers = 2000
 \g | base64 -d > "$DEMO_OUT/heatmap_dp_16px_eps1_n2000.png"
+SELECT encode(gazepriv.heatmap_png(gazepriv.privatize(m, gazepriv.heatmap_spec(562, 762, 1, blur_sigma => 20, cell_size => 16)),
+                                   stimulus => png, colorbar => true, significance => 0.05), 'base64')
+FROM maps, stimulus WHERE cell_size = 16 AND observers = 2000
+\g | base64 -d > "$DEMO_OUT/heatmap_overlay.png"
 \pset tuples_only off
 \pset format aligned
 RESET gazepriv.seed;

@@ -66,7 +66,7 @@ Rgb colour(Colormap map, double t) {
             lerp(table[i].b, table[i + 1].b)};
 }
 
-// A 3 x 5 pixel font for the colour bar's numbers ('#' = ink), enough for "%.3g", "sd=" and "p<".
+// A 3 x 5 pixel font for the colour bar's numbers ('#' = ink), enough for "%.3g", "sd=" and "thr=".
 struct Glyph {
     char c;
     const char* rows[5];
@@ -81,7 +81,8 @@ constexpr Glyph kFont[] = {
     {'+', {"...", ".#.", "###", ".#.", "..."}}, {'e', {"###", "#..", "##.", "#..", "###"}},
     {'s', {".##", "#..", ".#.", "..#", "##."}}, {'d', {"..#", "..#", ".##", "#.#", ".##"}},
     {'=', {"...", "###", "...", "###", "..."}}, {'p', {"...", "##.", "#.#", "##.", "#.."}},
-    {'<', {"..#", ".#.", "#..", ".#.", "..#"}},
+    {'<', {"..#", ".#.", "#..", ".#.", "..#"}}, {'t', {".#.", "###", ".#.", ".#.", "..#"}},
+    {'h', {"#..", "#..", "##.", "#.#", "#.#"}}, {'r', {"...", "#.#", "##.", "#..", "#.."}},
 };
 
 // An RGBA canvas with clipped drawing.
@@ -139,9 +140,13 @@ void draw_colour_bar(Canvas& canvas, std::uint32_t x0, std::uint32_t map_height,
     for (std::uint32_t y = 0; y < canvas.height; ++y)
         for (std::uint32_t x = x0; x < canvas.width; ++x)
             canvas.put(x, y, {255, 255, 255});
+    const bool masked = std::isfinite(o.threshold);
     if (std::isfinite(o.noise_sd))
         canvas.text(x0 + 2 * f, 2 * f, f, "sd=" + number(o.noise_sd));
-    const long top = 10 * f, bottom = long(map_height) - 4 * f, bar_x = x0 + 2 * f, bar_w = 6 * f;
+    if (masked) // the threshold, also when it lies outside the scale (then no cell is outlined)
+        canvas.text(x0 + 2 * f, 9 * f, f, "thr=" + number(o.threshold));
+    const long top = (masked ? 17 : 10) * f, bottom = long(map_height) - 4 * f, bar_x = x0 + 2 * f,
+               bar_w = 6 * f;
     if (bottom - top < 2)
         return;
     auto y_of = [&](double v) { return bottom - std::lround((v - lo) / (hi - lo) * double(bottom - top)); };
@@ -153,7 +158,7 @@ void draw_colour_bar(Canvas& canvas, std::uint32_t x0, std::uint32_t map_height,
     const long text_x = bar_x + bar_w + 2 * f;
     canvas.text(text_x, top - 2 * f, f, number(hi));
     canvas.text(text_x, bottom - 3 * f, f, number(lo));
-    if (std::isfinite(o.threshold) && o.threshold > lo && o.threshold < hi) {
+    if (masked && o.threshold > lo && o.threshold < hi) {
         const long y = y_of(o.threshold);
         for (long x = bar_x - f; x < bar_x + bar_w + f; ++x)
             for (long k = 0; k < f; ++k)
