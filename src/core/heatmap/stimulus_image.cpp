@@ -46,12 +46,21 @@ extern "C" void jpeg_fail(j_common_ptr info) {
 }
 extern "C" void jpeg_quiet(j_common_ptr) {} // no output to the server's stderr
 
+// A progressive JPEG may hold any number of scans, each a pass over the whole image: a small file could keep
+// the decoder busy for minutes. Ordinary encoders write at most a dozen; more than kMaxScans is refused.
+constexpr int kMaxScans = 256;
+extern "C" void jpeg_count_scans(j_common_ptr info) {
+    if (reinterpret_cast<j_decompress_ptr>(info)->input_scan_number > kMaxScans)
+        std::longjmp(reinterpret_cast<JpegError*>(info->err)->jump, 1);
+}
+
 // Dimensions when out == nullptr; otherwise the pixels as RGBA into out (width * height * 4 bytes, the
 // dimensions known from a first call).
 Decoded jpeg_read(const std::uint8_t* bytes, std::size_t size, std::uint32_t* width, std::uint32_t* height,
                   std::uint8_t* out) {
     jpeg_decompress_struct info;
     JpegError error;
+    jpeg_progress_mgr progress;
     info.err = jpeg_std_error(&error.base);
     error.base.error_exit = jpeg_fail;
     error.base.output_message = jpeg_quiet;
@@ -60,6 +69,8 @@ Decoded jpeg_read(const std::uint8_t* bytes, std::size_t size, std::uint32_t* wi
         return Decoded::Corrupt;
     }
     jpeg_create_decompress(&info);
+    progress.progress_monitor = jpeg_count_scans;
+    info.progress = &progress;
     jpeg_mem_src(&info, bytes, static_cast<unsigned long>(size));
     jpeg_read_header(&info, TRUE);
     if (out == nullptr) {

@@ -1,7 +1,8 @@
 // The stimulus a heatmap is laid over: a PNG (libpng) or baseline/progressive JPEG (libjpeg-turbo) decoded
 // into RGBA pixels. The bytes are hostile: the dimensions are read from the header and checked against the
 // caller's limit before any pixel memory is allocated (LimitExceeded), and anything the libraries refuse,
-// or warn about, is InvalidArgument (22023: the caller can fix the image).
+// or warn about, or a progressive JPEG of more than 256 scans, is InvalidArgument (22023: the caller can fix
+// the image).
 // The libraries' setjmp/longjmp error handling stays inside C-style functions of stimulus_image.cpp that
 // hold no C++ object across it.
 #pragma once

@@ -154,7 +154,8 @@ const std::uint8_t* at(const RgbaImage& image, std::uint32_t x, std::uint32_t y)
 }
 
 // A JPEG of width x height pixels of one colour, by libjpeg.
-std::vector<std::uint8_t> solid_jpeg(int width, int height, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
+std::vector<std::uint8_t> solid_jpeg(int width, int height, std::uint8_t r, std::uint8_t g, std::uint8_t b,
+                                     bool progressive = false) {
     jpeg_compress_struct info;
     jpeg_error_mgr error;
     info.err = jpeg_std_error(&error);
@@ -168,6 +169,8 @@ std::vector<std::uint8_t> solid_jpeg(int width, int height, std::uint8_t r, std:
     info.in_color_space = JCS_RGB;
     jpeg_set_defaults(&info);
     jpeg_set_quality(&info, 95, TRUE);
+    if (progressive)
+        jpeg_simple_progression(&info); // about ten scans: under the decoder's limit of 256
     jpeg_start_compress(&info, TRUE);
     std::vector<std::uint8_t> row(width * 3);
     for (int x = 0; x < width; ++x)
@@ -262,6 +265,9 @@ TEST(StimulusImage, DecodesPngAndJpegAndRefusesBadOrHugeImages) {
     EXPECT_NEAR(at(image, 5, 5)[2], 50, 3);
     EXPECT_EQ(at(image, 5, 5)[3], 255);
     EXPECT_THROW(decode_stimulus(jpeg.data(), jpeg.size(), 127, "limit"), LimitExceeded);
+    const std::vector<std::uint8_t> progressive = solid_jpeg(16, 8, 200, 100, 50, true);
+    image = decode_stimulus(progressive.data(), progressive.size(), 128, "limit");
+    EXPECT_NEAR(at(image, 15, 7)[1], 100, 3);
     EXPECT_THROW(decode_stimulus(jpeg.data(), jpeg.size() / 2, 128, "limit"), InvalidArgument); // truncated
     const std::uint8_t junk[] = {0xff, 0xd8, 0xff, 0, 1, 2, 3};
     EXPECT_THROW(decode_stimulus(junk, sizeof junk, 128, "limit"), InvalidArgument);
