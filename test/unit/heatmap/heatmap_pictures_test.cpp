@@ -295,3 +295,39 @@ TEST(Significance, ThresholdsFromTheNoiseAndTheCorrection) {
     EXPECT_THROW(significance_threshold(exact, 0.05, 1, Correction::PerCell), InvalidArgument);
     EXPECT_THROW(parse_correction("holm"), InvalidArgument);
 }
+
+TEST(StimulusImage, MutatedImagesAreRefusedOrDecodedNeverACrash) {
+    // Hostile bytes: every mutation of a valid PNG and JPEG (bytes flipped, the file cut) either decodes
+    // within the limit or is refused with InvalidArgument / LimitExceeded.
+    std::vector<std::uint8_t> pixels(24 * 16 * 4);
+    for (std::size_t i = 0; i < pixels.size(); ++i)
+        pixels[i] = static_cast<std::uint8_t>(i * 37);
+    const std::vector<std::vector<std::uint8_t>> valid = {encode_png_rgba(24, 16, pixels.data()),
+                                                          solid_jpeg(24, 16, 10, 200, 30),
+                                                          solid_jpeg(24, 16, 10, 200, 30, true)};
+    std::uint64_t state = 2026;
+    auto next = [&state] {
+        return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33;
+    };
+    int decoded = 0, refused = 0;
+    for (const std::vector<std::uint8_t>& file : valid) {
+        for (int trial = 0; trial < 600; ++trial) {
+            std::vector<std::uint8_t> bytes = file;
+            for (int k = 1 + static_cast<int>(next() % 4); k > 0; --k)
+                bytes[3 + next() % (bytes.size() - 3)] ^= static_cast<std::uint8_t>(1 + next() % 255);
+            if (trial % 5 == 0)
+                bytes.resize(3 + next() % (bytes.size() - 3));
+            try {
+                const RgbaImage image = decode_stimulus(bytes.data(), bytes.size(), 1u << 20, "limit");
+                EXPECT_EQ(image.rgba.size(), std::size_t{image.width} * image.height * 4);
+                ++decoded;
+            } catch (const InvalidArgument&) {
+                ++refused;
+            } catch (const LimitExceeded&) {
+                ++refused;
+            }
+        }
+    }
+    EXPECT_GT(refused, 100);
+    EXPECT_EQ(decoded + refused, 1800);
+}
