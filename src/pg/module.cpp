@@ -4,6 +4,7 @@
 #include "pg/budget/ledger_guard.hpp"
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/progress.hpp"
+#include "pg/events/sample_synthesis.hpp"
 #include "pg/heatmap/heatmap_settings.hpp"
 
 extern "C" {
@@ -21,6 +22,7 @@ extern "C" void _PG_init(void) {
     gazepriv::pg::define_seed_setting();
     gazepriv::pg::define_budget_settings();
     gazepriv::pg::define_heatmap_settings();
+    gazepriv::pg::define_synthesis_settings();
     gazepriv::pg::define_ledger_guard();
     gazepriv::pg::define_progress_settings();
     MarkGUCPrefixReserved("gazepriv");

@@ -1,0 +1,165 @@
+// synthesize_samples: a sample stream from gaze_event rows (core/events/sample_synthesis.hpp) at the
+// sampling times of a trace. Curator-side: the output is as identifying as the events it came from.
+#include <climits>
+#include <cstring>
+
+#include "core/common/errors.hpp"
+#include "core/events/sample_synthesis.hpp"
+#include "pg/boundary/args.hpp"
+#include "pg/boundary/backend_rng.hpp"
+#include "pg/boundary/guard.hpp"
+#include "pg/boundary/memory.hpp"
+#include "pg/events/gaze_trace.hpp"
+#include "pg/events/sample_synthesis.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
+#include "utils/typcache.h"
+}
+
+using namespace gazepriv;
+
+namespace {
+
+int max_samples_setting = 10000000;
+
+// The gaze_event columns synthesis reads, by name (the composite may come from a table with the type).
+constexpr int kFields = 15;
+const char* const kFieldNames[kFields] = {"event_index", "type",    "start_ms",  "end_ms",    "centroid_x",
+                                          "centroid_y",  "sigma_x", "sigma_y",   "start_x",   "start_y",
+                                          "end_x",       "end_y",   "profile_a", "profile_b", "profile_c"};
+
+double number(const Datum* values, const bool* nulls, const int* column, int f) {
+    return nulls[column[f]] ? NAN : DatumGetFloat8(values[column[f]]);
+}
+
+struct Events {
+    core::SynthEvent* events;
+    std::size_t count;
+    const char* bad_type; // the first unknown type, or nullptr
+    int bad_type_index;
+    int null_element; // 1-based position of a NULL element or NULL type/index, or 0
+};
+
+// Reads the gaze_event[] argument with PostgreSQL calls only (no C++ object is alive).
+Events read_events(ArrayType* array) {
+    Events out{nullptr, 0, nullptr, 0, 0};
+    Datum* elements;
+    bool* element_nulls;
+    int n;
+    deconstruct_array(array, ARR_ELEMTYPE(array), -1, false, TYPALIGN_DOUBLE, &elements, &element_nulls, &n);
+    out.events = static_cast<core::SynthEvent*>(palloc0(sizeof(core::SynthEvent) * (n + 1)));
+    if (n == 0)
+        return out;
+    TupleDesc desc = lookup_rowtype_tupdesc(ARR_ELEMTYPE(array), -1);
+    int column[kFields];
+    for (int f = 0; f < kFields; ++f) {
+        column[f] = -1;
+        for (int a = 0; a < desc->natts; ++a)
+            if (strcmp(NameStr(TupleDescAttr(desc, a)->attname), kFieldNames[f]) == 0)
+                column[f] = a;
+        if (column[f] < 0)
+            elog(ERROR, "gaze_event has no column %s", kFieldNames[f]);
+    }
+    Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * desc->natts));
+    bool* nulls = static_cast<bool*>(palloc(sizeof(bool) * desc->natts));
+    for (int i = 0; i < n; ++i) {
+        CHECK_FOR_INTERRUPTS();
+        if (element_nulls[i]) {
+            out.null_element = i + 1;
+            break;
+        }
+        const HeapTupleHeader header = DatumGetHeapTupleHeader(elements[i]);
+        HeapTupleData tuple;
+        tuple.t_len = HeapTupleHeaderGetDatumLength(header);
+        tuple.t_data = header;
+        heap_deform_tuple(&tuple, desc, values, nulls);
+        if (nulls[column[0]] || nulls[column[1]]) {
+            out.null_element = i + 1;
+            break;
+        }
+        core::SynthEvent& e = out.events[i];
+        e.event_index = DatumGetInt32(values[column[0]]);
+        const char* type = text_to_cstring(DatumGetTextPP(values[column[1]]));
+        if (strcmp(type, "fixation") == 0)
+            e.type = core::EventType::Fixation;
+        else if (strcmp(type, "saccade") == 0)
+            e.type = core::EventType::Saccade;
+        else if (out.bad_type == nullptr) {
+            out.bad_type = type;
+            out.bad_type_index = e.event_index;
+        }
+        double* fields[13] = {&e.start_ms,  &e.end_ms,    &e.centroid_x, &e.centroid_y, &e.sigma_x,
+                              &e.sigma_y,   &e.start_x,   &e.start_y,    &e.end_x,      &e.end_y,
+                              &e.profile_a, &e.profile_b, &e.profile_c};
+        for (int f = 0; f < 13; ++f)
+            *fields[f] = number(values, nulls, column, f + 2);
+    }
+    ReleaseTupleDesc(desc);
+    out.count = static_cast<std::size_t>(n);
+    return out;
+}
+
+} // namespace
+
+namespace gazepriv::pg {
+
+void define_synthesis_settings() {
+    DefineCustomIntVariable(
+        "gazepriv.max_synthesized_samples", "The most samples one synthesize_samples call may return.",
+        "Every event is sampled at the trace's times within its span, so overlapping events multiply the "
+        "output; streams above the limit are refused (ERROR 54000) before anything is allocated. "
+        "Superuser-only: it bounds the memory a call may take.",
+        &max_samples_setting, 10000000, 1, INT_MAX, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+}
+
+} // namespace gazepriv::pg
+
+// synthesize_samples(events gaze_event[], trace gaze_trace) -> (t_ms, x, y, event_index, type)
+GAZEPRIV_FUNCTION(synthesize_samples) {
+    pg::require_not_null(fcinfo, {"events", "trace"});
+    const Events in = read_events(PG_GETARG_ARRAYTYPE_P(0));
+    const pg::TraceView trace = pg::trace_arg(fcinfo, 1);
+    if (in.null_element != 0)
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                        errmsg("events must not contain NULL events, event_index or type (element %d)",
+                               in.null_element)));
+    if (in.bad_type != nullptr)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("event %d: unknown event type \"%s\" (expected fixation or saccade)",
+                               in.bad_type_index, in.bad_type)));
+    double* times = static_cast<double*>(pg::palloc_or_throw(sizeof(double) * (trace.count + 1)));
+    for (std::size_t s = 0; s < trace.count; ++s)
+        times[s] = trace.samples[s].t_ms;
+    for (std::size_t i = 0; i < in.count; ++i)
+        core::validate_synth_event(in.events[i]);
+    const std::size_t total = core::synth_sample_count(in.events, in.count, times, trace.count,
+                                                       static_cast<std::size_t>(max_samples_setting),
+                                                       "gazepriv.max_synthesized_samples");
+    core::SynthSample* samples =
+        static_cast<core::SynthSample*>(pg::palloc_or_throw(sizeof(core::SynthSample) * (total + 1)));
+    core::synthesize_samples(in.events, in.count, times, trace.count, pg::backend_rng(),
+                             core::CancelCheck(pg::interrupt_pending), samples);
+
+    InitMaterializedSRF(fcinfo, 0);
+    ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    const Datum fixation = CStringGetTextDatum("fixation"), saccade = CStringGetTextDatum("saccade");
+    for (std::size_t i = 0; i < total; ++i) {
+        if ((i & 1023) == 0)
+            CHECK_FOR_INTERRUPTS();
+        const core::SynthSample& s = samples[i];
+        Datum v[5] = {Float8GetDatum(s.t_ms), Float8GetDatum(s.x), Float8GetDatum(s.y),
+                      Int32GetDatum(s.event_index), s.type == core::EventType::Fixation ? fixation : saccade};
+        bool n[5] = {};
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+    }
+    return static_cast<Datum>(0);
+}
