@@ -58,6 +58,11 @@ WITH counts AS (
 SELECT sum(original) > 100 AS many_fixations, abs(sum(synthetic) - sum(original)) < 0.25 * sum(original) AS counts_kept
 FROM counts;
 
+-- At a public sampling rate instead of a trace's times: the grid j * 1000 / rate (here every 5 ms).
+SELECT s.* FROM gazepriv.synthesize_samples(ARRAY[
+    ROW(1, 'fixation', 1, 12, 11, 2, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL),
+    ROW(2, 'saccade', 15, 25, 10, 3, 0, 0, 0, 0, 5, 6, 25, 6, 20, 0, 0, NULL, NULL, NULL)]::gazepriv.gaze_event[], 200) s;
+
 -- Bad input: 22023 naming the event and value, 22004 for NULL, 54000 above the limit.
 CREATE FUNCTION pg_temp.error_of(query text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN EXECUTE query; RETURN 'no error'; EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE || ': ' || SQLERRM; END $$;
@@ -78,7 +83,11 @@ SELECT pg_temp.error_of($q$SELECT count(*) FROM synth_times, gazepriv.synthesize
 SELECT pg_temp.error_of($q$SELECT count(*) FROM synth_times, gazepriv.synthesize_samples(ARRAY[
     ROW(3, 'saccade', 0, 50, 50, 11, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 10, 25, 0)::gazepriv.gaze_event], trace)$q$);
 SELECT pg_temp.error_of($q$SELECT count(*) FROM synth_times, gazepriv.synthesize_samples(ARRAY[NULL]::gazepriv.gaze_event[], trace)$q$);
-SELECT pg_temp.error_of($q$SELECT count(*) FROM gazepriv.synthesize_samples(NULL, NULL)$q$);
+SELECT pg_temp.error_of($q$SELECT count(*) FROM gazepriv.synthesize_samples(NULL, NULL::gazepriv.gaze_trace)$q$);
+SELECT pg_temp.error_of($q$SELECT count(*) FROM gazepriv.synthesize_samples(ARRAY[
+    ROW(1, 'fixation', 0, 10, 10, 2, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL)::gazepriv.gaze_event], 0)$q$);
+SELECT pg_temp.error_of($q$SELECT count(*) FROM gazepriv.synthesize_samples(ARRAY[
+    ROW(1, 'fixation', 0, 1e12, 1e12, 2, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL)::gazepriv.gaze_event], 1000)$q$);
 -- Overlapping events multiply the output: refused before any allocation above the superuser's limit.
 SET gazepriv.max_synthesized_samples = 100;
 SELECT pg_temp.error_of($q$SELECT count(*) FROM synth_times, gazepriv.synthesize_samples(array_fill(

@@ -280,3 +280,12 @@ COMMENT ON FUNCTION @extschema@.synthesize_samples(@extschema@.gaze_event[], @ex
     'parameters, negative sigma, a partial profile or profile_c <= 0; 22004 for NULL arguments or elements; '
     '54000 above gazepriv.max_synthesized_samples output samples. Privacy: no protection of its own; the '
     'stream is as identifying as the events (curator-only unless the events are a protected release).';
+
+CREATE FUNCTION @extschema@.synthesize_samples(events @extschema@.gaze_event[], sampling_rate_hz float8)
+    RETURNS TABLE (t_ms float8, x float8, y float8, event_index int, type text)
+    AS 'MODULE_PATHNAME', 'gazepriv_synthesize_samples_at_rate' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
+COMMENT ON FUNCTION @extschema@.synthesize_samples(@extschema@.gaze_event[], float8) IS
+    'synthesize_samples at the public sampling times j * 1000 / sampling_rate_hz (j an integer) instead of a '
+    'trace''s: nothing but the events is read. 22023 for a non-positive or non-finite rate; 54000 when the grid '
+    'over the events'' span (first start to last end) has more than gazepriv.max_synthesized_samples times. '
+    'Otherwise as synthesize_samples(events, trace). Privacy: no protection of its own.';

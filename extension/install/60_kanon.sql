@@ -68,6 +68,136 @@ COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, n
     '(k_same_select_cost; epsilon 0) before the source is read. With a secret (32 bytes or more) the grouping '
     'is drawn from it alone: the same rows give the same release, as a served-once release must.';
 
+-- k-same-synth (David-John et al. 2023, supplement 2.1): k-same-select over the fixation and the saccade
+-- parameters, then samples synthesised from the group's parameters on a public time grid. Composed from
+-- k_same_select (grouping, padding, ledger) and synthesize_samples (SynthFixation, SynthSaccade).
+CREATE FUNCTION @extschema@.k_same_synth(source regclass, k integer, sampling_rate_hz float8,
+                                         across_tasks boolean DEFAULT true, dataset text DEFAULT NULL,
+                                         secret bytea DEFAULT NULL)
+    RETURNS TABLE (participant text, task text, t_ms float8, x float8, y float8, event_index integer, type text,
+                   group_id integer)
+    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED ROWS 10000
+    SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    period float8;
+    bad record;
+    found_bad bigint;
+    total numeric;
+    events text;
+BEGIN
+    IF source IS NULL OR k IS NULL OR sampling_rate_hz IS NULL OR across_tasks IS NULL THEN
+        RAISE EXCEPTION 'source, k, sampling_rate_hz and across_tasks must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF NOT (sampling_rate_hz > 0 AND sampling_rate_hz < 'Infinity') THEN
+        RAISE EXCEPTION 'sampling_rate_hz must be positive and finite, got %', sampling_rate_hz USING ERRCODE = '22023';
+    END IF;
+    period := 1000 / sampling_rate_hz;
+    -- Unusable events are errors naming the value (saccades without a fitted profile are left out: there is
+    -- nothing to average).
+    EXECUTE format($q$SELECT participant::text AS participant, event_index, type, duration_ms, centroid_x, centroid_y,
+                           sigma_x, sigma_y, profile_a, profile_b, profile_c FROM %s
+                    WHERE type IS DISTINCT FROM 'fixation' AND type IS DISTINCT FROM 'saccade'
+                       OR NOT duration_ms >= 0 OR duration_ms IS NULL OR duration_ms = 'Infinity'
+                       OR type = 'fixation' AND NOT (abs(centroid_x) < 'Infinity' AND abs(centroid_y) < 'Infinity'
+                                                     AND sigma_x >= 0 AND sigma_x < 'Infinity'
+                                                     AND sigma_y >= 0 AND sigma_y < 'Infinity')
+                       OR type = 'saccade' AND profile_a IS NOT NULL
+                          AND NOT (abs(profile_a) < 'Infinity' AND abs(profile_b) < 'Infinity'
+                                   AND profile_c > 0 AND profile_c < 'Infinity')
+                    LIMIT 1$q$, source) INTO bad;
+    GET DIAGNOSTICS found_bad = ROW_COUNT;
+    IF found_bad > 0 THEN
+        RAISE EXCEPTION 'k_same_synth: unusable event % of participant %: type %, duration_ms %', bad.event_index,
+                        bad.participant, bad.type, bad.duration_ms
+            USING ERRCODE = '22023',
+                  DETAIL = format('centroid (%s, %s), sigma (%s, %s), profile (%s, %s, %s)', bad.centroid_x,
+                                  bad.centroid_y, bad.sigma_x, bad.sigma_y, bad.profile_a, bad.profile_b, bad.profile_c),
+                  HINT = 'types are fixation or saccade; durations finite and >= 0; sigmas >= 0; profile_c > 0';
+    END IF;
+    -- One k_same_select over two pseudo-tasks per task: "<task> f" (fixations: centroid, sigma, duration) and
+    -- "<task> s" (saccades: profile a, b, c, duration). Across tasks one grouping holds for both.
+    CREATE TEMP TABLE IF NOT EXISTS gazepriv_k_same_synth_groups
+        (participant text, task text, kind text, w int, f float8[], group_id int) ON COMMIT DROP;
+    TRUNCATE gazepriv_k_same_synth_groups;
+    events := format($q$SELECT participant::text AS participant, task::text || ' f' AS task,
+                               row_number() OVER (PARTITION BY participant, task ORDER BY event_index)::int AS "window",
+                               ARRAY[centroid_x, centroid_y, sigma_x, sigma_y, duration_ms]::float8[] AS features
+                        FROM %1$s WHERE type = 'fixation'
+                        UNION ALL
+                        SELECT participant::text, task::text || ' s',
+                               row_number() OVER (PARTITION BY participant, task ORDER BY event_index)::int,
+                               ARRAY[profile_a, profile_b, profile_c, duration_ms]::float8[]
+                        FROM %1$s WHERE type = 'saccade' AND profile_a IS NOT NULL$q$, source);
+    INSERT INTO gazepriv_k_same_synth_groups
+    SELECT r.participant, left(r.task, -2), right(r.task, 1), r."window", r.features, r.group_id
+    FROM @extschema@.k_same_select(events, k, across_tasks => across_tasks, dataset => dataset, secret => secret) r;
+    -- The released sequence of each participant and task: fixation w, then saccade w from fixation w's centroid
+    -- to fixation w + 1's (saccades beyond the last fixation have no end point and are left out). Durations are
+    -- rounded to whole sampling periods; events follow each other one period apart, from t = 0.
+    CREATE TEMP TABLE IF NOT EXISTS gazepriv_k_same_synth_events
+        (participant text, task text, pos int, type text, periods float8, f float8[], from_x float8, from_y float8,
+         to_x float8, to_y float8, group_id int, start_period float8) ON COMMIT DROP;
+    TRUNCATE gazepriv_k_same_synth_events;
+    INSERT INTO gazepriv_k_same_synth_events
+    SELECT e.*, sum(e.periods + 1) OVER (PARTITION BY e.participant, e.task ORDER BY e.pos) - e.periods - 1
+    FROM (SELECT g.participant, g.task, 2 * g.w - 1, 'fixation', round(g.f[5] / period), g.f,
+                 NULL::float8, NULL::float8, NULL::float8, NULL::float8, g.group_id
+          FROM gazepriv_k_same_synth_groups g WHERE g.kind = 'f'
+          UNION ALL
+          SELECT s.participant, s.task, 2 * s.w, 'saccade', round(s.f[4] / period), s.f,
+                 a.f[1], a.f[2], b.f[1], b.f[2], a.group_id
+          FROM gazepriv_k_same_synth_groups s
+          JOIN gazepriv_k_same_synth_groups a ON a.kind = 'f' AND (a.participant, a.task, a.w) = (s.participant, s.task, s.w)
+          JOIN gazepriv_k_same_synth_groups b ON b.kind = 'f' AND (b.participant, b.task, b.w) = (s.participant, s.task, s.w + 1)
+          WHERE s.kind = 's') e(participant, task, pos, type, periods, f, from_x, from_y, to_x, to_y, group_id);
+    -- The stream's size, bounded before any sample is made (the same limit as synthesize_samples).
+    SELECT coalesce(sum(periods::numeric + 1), 0) INTO total FROM gazepriv_k_same_synth_events;
+    IF total > current_setting('gazepriv.max_synthesized_samples')::numeric THEN
+        RAISE EXCEPTION 'the synthesised streams would have % samples, more than gazepriv.max_synthesized_samples (%)',
+                        total::float8, current_setting('gazepriv.max_synthesized_samples') USING ERRCODE = '54000';
+    END IF;
+    RETURN QUERY
+    SELECT q.participant, q.task, s.t_ms, s.x, s.y, s.event_index, s.type, q.group_id
+    FROM (SELECT e.participant, e.task, min(e.group_id) AS group_id, max(e.start_period + e.periods) AS last_period,
+                 array_agg(ROW(e.pos, e.type, e.start_period * period, (e.start_period + e.periods) * period,
+                               e.periods * period, (e.periods + 1)::int,
+                               CASE WHEN e.type = 'fixation' THEN e.f[1] ELSE 0 END,
+                               CASE WHEN e.type = 'fixation' THEN e.f[2] ELSE 0 END,
+                               CASE WHEN e.type = 'fixation' THEN e.f[3] ELSE 0 END,
+                               CASE WHEN e.type = 'fixation' THEN e.f[4] ELSE 0 END,
+                               coalesce(e.from_x, 0), coalesce(e.from_y, 0), coalesce(e.to_x, 0), coalesce(e.to_y, 0),
+                               NULL, NULL, NULL,
+                               CASE WHEN e.type = 'saccade' THEN e.f[1] END,
+                               CASE WHEN e.type = 'saccade' THEN e.f[2] END,
+                               CASE WHEN e.type = 'saccade' THEN e.f[3] END)::@extschema@.gaze_event
+                           ORDER BY e.pos) AS events
+          FROM gazepriv_k_same_synth_events e GROUP BY e.participant, e.task) q,
+         LATERAL @extschema@.synthesize_samples(q.events,
+             (SELECT @extschema@.make_trace(g * period, 0, 0) FROM generate_series(0, q.last_period::bigint) g)) s
+    ORDER BY q.participant, q.task, s.t_ms;
+END
+$fn$;
+COMMENT ON FUNCTION @extschema@.k_same_synth(regclass, integer, float8, boolean, text, bytea) IS
+    'Curator: k-same-synth (David-John et al. 2023, supplement 2.1). The source holds events as detect_events '
+    'returns them plus participant and task columns (participant, task, event_index, type, duration_ms, '
+    'centroid_x/y, sigma_x/y, profile_a/b/c). The fixation parameter sequences (centroid, sigma, duration) and the '
+    'saccade parameter sequences (profile a, b, c, duration) of every task are made k-anonymous by k_same_select '
+    '(the same grouping, padding and errors; across_tasks => true, the default, draws one grouping for the '
+    'fixations and saccades of every task; false is the paper''s variant: separate groupings for the fixations '
+    'and for the saccades of each task), then each participant''s stream is synthesised from their group''s '
+    'sequences at the public sampling grid t = j * 1000 / sampling_rate_hz from 0: fixation w, then saccade w '
+    'from fixation w''s centroid to fixation w+1''s, one period apart, durations rounded to whole periods '
+    '(synthesize_samples: fixation samples from the CSPRNG, saccades along the Gaussian speed profile). Saccades '
+    'without a profile (NULL profile_a) are left out. ERROR 22023 naming the event for an unknown type, a '
+    'negative, NULL or non-finite duration, non-finite or negative fixation parameters, a non-finite profile or '
+    'profile_c <= 0, a non-positive sampling rate, and as k_same_select (k < 2, k above the participants of a task, '
+    'a participant missing from a task across tasks); 54000 above gazepriv.max_synthesized_samples samples. '
+    'Privacy: k-anonymity of the parameter sequences (not DP): every released stream is synthesised from a '
+    'parameter sequence shared by at least k participants (across tasks: the whole release of a participant); '
+    'the synthetic samples add fresh noise to the fixations only. Released exactly: participant ids, tasks, '
+    'the group ids, each group''s event counts (the task''s longest sequences, padded) and mean durations '
+    '(rounded), hence timestamps. With dataset => logged as k_same_select (epsilon 0) before the source is read.';
+
 -- Analyst release (src/pg/budget/analyst_release.cpp): served once ------------------------------------------
 
 CREATE FUNCTION @extschema@.release_k_same_select(dataset text, k integer DEFAULT NULL,

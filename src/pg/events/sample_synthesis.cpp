@@ -1,7 +1,10 @@
 // synthesize_samples: a sample stream from gaze_event rows (core/events/sample_synthesis.hpp) at the
 // sampling times of a trace. Curator-side: the output is as identifying as the events it came from.
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
+#include <string>
 
 #include "core/common/errors.hpp"
 #include "core/events/sample_synthesis.hpp"
@@ -123,11 +126,15 @@ void define_synthesis_settings() {
 
 } // namespace gazepriv::pg
 
-// synthesize_samples(events gaze_event[], trace gaze_trace) -> (t_ms, x, y, event_index, type)
-GAZEPRIV_FUNCTION(synthesize_samples) {
-    pg::require_not_null(fcinfo, {"events", "trace"});
-    const Events in = read_events(PG_GETARG_ARRAYTYPE_P(0));
-    const pg::TraceView trace = pg::trace_arg(fcinfo, 1);
+namespace {
+
+std::size_t max_samples() {
+    return static_cast<std::size_t>(max_samples_setting);
+}
+
+// The checks shared by both forms, after the events are read: unknown types and NULLs (PostgreSQL errors,
+// raised while no C++ object is alive), then the parameters (22023 naming the event and value).
+void check_events(const Events& in) {
     if (in.null_element != 0)
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                         errmsg("events must not contain NULL events, event_index or type (element %d)",
@@ -136,17 +143,45 @@ GAZEPRIV_FUNCTION(synthesize_samples) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("event %d: unknown event type \"%s\" (expected fixation or saccade)",
                                in.bad_type_index, in.bad_type)));
-    double* times = static_cast<double*>(pg::palloc_or_throw(sizeof(double) * (trace.count + 1)));
-    for (std::size_t s = 0; s < trace.count; ++s)
-        times[s] = trace.samples[s].t_ms;
     for (std::size_t i = 0; i < in.count; ++i)
         core::validate_synth_event(in.events[i]);
-    const std::size_t total = core::synth_sample_count(in.events, in.count, times, trace.count,
-                                                       static_cast<std::size_t>(max_samples_setting),
+}
+
+// The grid k * 1000 / rate (k an integer) over the span of the events; 54000 above the limit before the
+// grid is allocated.
+double* rate_grid(const Events& in, double rate_hz, std::size_t* count) {
+    if (!(rate_hz > 0) || !std::isfinite(rate_hz))
+        throw core::InvalidArgument("sampling_rate_hz must be positive and finite, got " +
+                                    std::to_string(rate_hz));
+    *count = 0;
+    if (in.count == 0)
+        return nullptr;
+    const double period = 1000.0 / rate_hz;
+    double first = in.events[0].start_ms, last = in.events[0].end_ms;
+    for (std::size_t i = 0; i < in.count; ++i) {
+        first = std::min(first, in.events[i].start_ms);
+        last = std::max(last, in.events[i].end_ms);
+    }
+    const double k0 = std::ceil(first / period), k1 = std::floor(last / period);
+    const double points = k1 - k0 + 1;
+    if (!(points <= static_cast<double>(max_samples())))
+        throw core::LimitExceeded("the sampling grid over the events would have more than " +
+                                  std::to_string(max_samples()) +
+                                  " times (gazepriv.max_synthesized_samples)");
+    *count = points > 0 ? static_cast<std::size_t>(points) : 0;
+    double* times = static_cast<double*>(pg::palloc_or_throw(sizeof(double) * (*count + 1)));
+    for (std::size_t j = 0; j < *count; ++j)
+        times[j] = (k0 + static_cast<double>(j)) * period;
+    return times;
+}
+
+// Counts (54000 before allocating), synthesises and returns the rows.
+Datum emit(FunctionCallInfo fcinfo, const Events& in, const double* times, std::size_t m) {
+    const std::size_t total = core::synth_sample_count(in.events, in.count, times, m, max_samples(),
                                                        "gazepriv.max_synthesized_samples");
     core::SynthSample* samples =
         static_cast<core::SynthSample*>(pg::palloc_or_throw(sizeof(core::SynthSample) * (total + 1)));
-    core::synthesize_samples(in.events, in.count, times, trace.count, pg::backend_rng(),
+    core::synthesize_samples(in.events, in.count, times, m, pg::backend_rng(),
                              core::CancelCheck(pg::interrupt_pending), samples);
 
     InitMaterializedSRF(fcinfo, 0);
@@ -162,4 +197,29 @@ GAZEPRIV_FUNCTION(synthesize_samples) {
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
     }
     return static_cast<Datum>(0);
+}
+
+} // namespace
+
+// synthesize_samples(events gaze_event[], trace gaze_trace) -> (t_ms, x, y, event_index, type)
+GAZEPRIV_FUNCTION(synthesize_samples) {
+    pg::require_not_null(fcinfo, {"events", "trace"});
+    const Events in = read_events(PG_GETARG_ARRAYTYPE_P(0));
+    const pg::TraceView trace = pg::trace_arg(fcinfo, 1);
+    check_events(in);
+    double* times = static_cast<double*>(pg::palloc_or_throw(sizeof(double) * (trace.count + 1)));
+    for (std::size_t s = 0; s < trace.count; ++s)
+        times[s] = trace.samples[s].t_ms;
+    return emit(fcinfo, in, times, trace.count);
+}
+
+// synthesize_samples(events gaze_event[], sampling_rate_hz float8): at the times k * 1000 / rate.
+GAZEPRIV_FUNCTION(synthesize_samples_at_rate) {
+    pg::require_not_null(fcinfo, {"events", "sampling_rate_hz"});
+    const Events in = read_events(PG_GETARG_ARRAYTYPE_P(0));
+    const double rate = PG_GETARG_FLOAT8(1);
+    check_events(in);
+    std::size_t m = 0;
+    const double* times = rate_grid(in, rate, &m);
+    return emit(fcinfo, in, times, m);
 }
