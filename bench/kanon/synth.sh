@@ -3,7 +3,7 @@
 # throwaway cluster: for k = 2, 4, 5 (one grouping across images, the default)
 #   1. throughput of k_same_synth in synthetic samples per second, against detect_events on the same traces;
 #   2. re-identification of the synthetic streams by an attacker who holds the original streams: per
-#      (participant, image) the mean feature_windows vector (5 s windows every 5 s), z-scored per feature over
+#      (participant, image) the mean feature_windows vector (1 s windows every 1 s: a stream lasts a few seconds), z-scored per feature over
 #      the originals; 1-NN among the originals of the same image; chance is 1 / participants;
 #   3. what the synthetic streams keep: fixations detected per stream, fixation duration and saccade
 #      amplitude (median, mean) against the originals.
@@ -44,7 +44,7 @@ CREATE FUNCTION stream_features(trace gazepriv.gaze_trace) RETURNS float8[] LANG
     SELECT array_agg(v ORDER BY i) FROM (
         SELECT i, avg(f.features[i]) AS v
         FROM gazepriv.feature_windows(trace, gazepriv.ivt(30, 0, 20, 75, 75,
-                 gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370)), 5, window_ms => 5000, step_ms => 5000) f,
+                 gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370)), 5, window_ms => 1000, step_ms => 1000) f,
              generate_subscripts(f.features, 1) i GROUP BY i) s $$;
 CREATE TABLE original_features AS SELECT participant, stimulus::text AS task, stream_features(trace) AS f FROM traces;
 CREATE TABLE feature_scale AS

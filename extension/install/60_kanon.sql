@@ -131,6 +131,7 @@ BEGIN
     INSERT INTO gazepriv_k_same_synth_groups
     SELECT r.participant, left(r.task, -2), right(r.task, 1), r."window", r.features, r.group_id
     FROM @extschema@.k_same_select(events, k, across_tasks => across_tasks, dataset => dataset, secret => secret) r;
+    ANALYZE gazepriv_k_same_synth_groups; -- hash joins below, not nested loops over an unknown row count
     -- The released sequence of each participant and task: fixation w, then saccade w from fixation w's centroid
     -- to fixation w + 1's (saccades beyond the last fixation have no end point and are left out). Durations are
     -- rounded to whole sampling periods; events follow each other one period apart, from t = 0.
@@ -145,11 +146,13 @@ BEGIN
           FROM gazepriv_k_same_synth_groups g WHERE g.kind = 'f'
           UNION ALL
           SELECT s.participant, s.task, 2 * s.w, 'saccade', round(s.f[4] / period), s.f,
-                 a.f[1], a.f[2], b.f[1], b.f[2], a.group_id
+                 a.f[1], a.f[2], a.next_x, a.next_y, a.group_id
           FROM gazepriv_k_same_synth_groups s
-          JOIN gazepriv_k_same_synth_groups a ON a.kind = 'f' AND (a.participant, a.task, a.w) = (s.participant, s.task, s.w)
-          JOIN gazepriv_k_same_synth_groups b ON b.kind = 'f' AND (b.participant, b.task, b.w) = (s.participant, s.task, s.w + 1)
-          WHERE s.kind = 's') e(participant, task, pos, type, periods, f, from_x, from_y, to_x, to_y, group_id);
+          JOIN (SELECT g.*, lead(g.f[1]) OVER w AS next_x, lead(g.f[2]) OVER w AS next_y
+                FROM gazepriv_k_same_synth_groups g WHERE g.kind = 'f'
+                WINDOW w AS (PARTITION BY g.participant, g.task ORDER BY g.w)) a
+            ON (a.participant, a.task, a.w) = (s.participant, s.task, s.w)
+          WHERE s.kind = 's' AND a.next_x IS NOT NULL) e(participant, task, pos, type, periods, f, from_x, from_y, to_x, to_y, group_id);
     -- The stream's size, bounded before any sample is made (the same limit as synthesize_samples).
     SELECT coalesce(sum(periods::numeric + 1), 0) INTO total FROM gazepriv_k_same_synth_events;
     IF total > current_setting('gazepriv.max_synthesized_samples')::numeric THEN
