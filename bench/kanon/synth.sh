@@ -37,6 +37,13 @@ DELETE FROM traces WHERE participant NOT IN (SELECT participant FROM traces GROU
 CREATE TABLE events AS
 SELECT t.participant, t.stimulus::text AS task, e.* FROM traces t, gazepriv.detect_events(t.trace, :detector) e;
 \timing off
+-- ... and, for fixations and for saccades with a profile, in every image.
+DELETE FROM events WHERE participant NOT IN (
+    SELECT participant FROM events WHERE type = 'fixation' GROUP BY 1 HAVING count(DISTINCT task) = (SELECT count(DISTINCT task) FROM events)
+    INTERSECT
+    SELECT participant FROM events WHERE type = 'saccade' AND profile_a IS NOT NULL GROUP BY 1
+    HAVING count(DISTINCT task) = (SELECT count(DISTINCT task) FROM events));
+DELETE FROM traces WHERE participant NOT IN (SELECT participant FROM events);
 SELECT count(DISTINCT participant) AS participants, count(DISTINCT task) AS images, count(*) AS events,
        (SELECT sum((SELECT count(*) FROM gazepriv.trace_samples(trace))) FROM traces) AS samples FROM events;
 -- Features of a stream: the mean of its 5 s windows.
