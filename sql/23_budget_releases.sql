@@ -126,8 +126,11 @@ SELECT count(*) AS signals FROM gazepriv.release_series('release_windows', 'cfpa
 SELECT count(*) AS signals_chunk_semantics FROM gazepriv.release_series('release_windows', 'cfpa', 0.1, chunk => 8,
     bounds => ARRAY[[0, 1], [0, 1], [0, 10]], length => 20, chunk_semantics => 'chunk', dataset => 'windows');
 SET ROLE release_dana;
-SELECT count(*) AS signals, count(DISTINCT participant) AS participants
-FROM gazepriv.release_feature_series('windows', 'cfpa', 0.1, chunk => 8);
+-- Released values are clamped into the public bounds (post-processing, free).
+SELECT count(*) AS signals, count(DISTINCT participant) AS participants,
+       bool_and((SELECT min(v) >= 0 AND max(v) <= CASE r.feature WHEN '3' THEN 10 ELSE 1 END FROM unnest(r.series) v))
+           AS in_bounds
+FROM gazepriv.release_feature_series('windows', 'cfpa', 0.1, chunk => 8) r;
 -- The release store keeps it: one row per point in my_series_points.
 SELECT count(*) AS points, count(DISTINCT (participant, recording, feature)) AS signals, max(t) AS length
 FROM gazepriv.my_series_points WHERE dataset = 'windows';

@@ -54,11 +54,20 @@ FROM released JOIN expected USING (participant, recording, feature, w) GROUP BY 
 CREATE TABLE series_noise AS
 SELECT 'p' || p AS participant, w AS t, ARRAY[0.5]::float8[] AS features
 FROM generate_series(1, 20) p, generate_series(1, 1000) w;
-WITH noise AS (SELECT v - 0.5 AS e FROM gazepriv.release_series('series_noise', 'lpa', 500, bounds => ARRAY[0, 1]) r,
+WITH noise AS (SELECT v - 0.5 AS e FROM gazepriv.release_series('series_noise', 'lpa', 500, bounds => ARRAY[0, 1],
+                                                                  clamp => false) r,
                                         unnest(r.series) v)
 SELECT abs(var_samp(e) / 8 - 1) < 0.06 AS lpa_scale_ok, abs(var_samp(e) / (1.05 ^ 2 * 8) - 1) > 0.06 AS detected,
        count(*) AS values
 FROM noise;
+-- Clamped by default (post-processing into the public bounds): every value in [0, 1], the values the noise
+-- pushed out sit on the bounds; about half of them, as Laplace(8/sqrt(2)) noise around 0.5 leaves [0, 1] mostly.
+WITH v AS (SELECT v FROM gazepriv.release_series('series_noise', 'lpa', 500, bounds => ARRAY[0, 1]) r, unnest(r.series) v)
+SELECT min(v) >= 0 AND max(v) <= 1 AS in_bounds, count(*) FILTER (WHERE v IN (0, 1)) > 10000 AS many_on_bounds,
+       count(*) AS values
+FROM v;
+SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.release_series('series_noise', 'lpa', 1, bounds => ARRAY[0, 1],
+                                                                       clamp => NULL)$$);
 -- Missing values (NULL arrays, NULL or NaN elements) are filled like padding; positions are kept.
 CREATE TABLE series_gaps AS SELECT * FROM series_windows WHERE participant IN ('p1', 'p2') AND task = 'task1';
 UPDATE series_gaps SET features = NULL WHERE "window" = 5;

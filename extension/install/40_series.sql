@@ -81,11 +81,11 @@ CREATE FUNCTION @extschema@.release_series(source regclass, method text, epsilon
                                            bounds float8[] DEFAULT NULL, length int DEFAULT NULL,
                                            chunk_semantics text DEFAULT 'participant',
                                            participant_column name DEFAULT 'participant', dataset text DEFAULT NULL,
-                                           recordings text[] DEFAULT NULL)
+                                           recordings text[] DEFAULT NULL, clamp boolean DEFAULT true)
     RETURNS TABLE (participant text, recording text, feature text, series float8[])
     AS 'MODULE_PATHNAME', 'gazepriv_release_series' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int, text, float8[], int, text, name, text,
-                                              text[]) IS
+                                              text[], boolean) IS
     'Releases every participant''s feature signals perturbed by lpa, fpa, cfpa or dcfpa (Bozkir et al. 2021), one row '
     'per participant, recording and feature with the whole released signal. Source columns: participant (or '
     'participant_column), optional recording or task, t or window (orders each signal), and either features (an '
@@ -99,7 +99,9 @@ COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int,
     'length NULL. recordings: only the rows of these recordings (tasks) are read. With dataset (one the caller '
     'owns), charges release_series_cost''s total to the caller''s budget on it before any noise is drawn '
     '(guarantee kind dp; record-dp under chunk semantics, which protect one chunk, not a participant); without, '
-    'charges nothing.';
+    'charges nothing. clamp (default true; NULL is 22004): with bounds, every released value is clamped into its '
+    'feature''s [lo, hi], free post-processing that never moves a value away from the (clipped) truth; it biases '
+    'means of values near an edge toward the middle; clamp => false gives the unbiased raw noisy values.';
 
 CREATE FUNCTION @extschema@.release_series_cost(source regclass, method text, epsilon float8, k int DEFAULT NULL,
                                                 chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',

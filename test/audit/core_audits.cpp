@@ -370,6 +370,8 @@ void series_case(std::vector<AuditCase>& cases, const std::string& name, const s
     if (mode == SensitivityMode::Clipped)
         config.bounds = {{0, 1}};
     config.length = length;
+    config.clamp =
+        false; // the loss is computed from the mechanism's raw output (clamping is post-processing)
     const SeriesData d = series_data(high, length), d_prime = series_data(low, length);
     const PreparedSeries prepared = prepare_series_release(d.rows(), config);
     const PreparedSeries prepared_prime = prepare_series_release(d_prime.rows(), config);

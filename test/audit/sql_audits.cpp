@@ -427,7 +427,8 @@ void dataset_series_audits(std::vector<AuditCase>& cases, Db db) {
                  for (const auto& row :
                       db->rows("SELECT array_to_string(s.series, ' ') FROM " + n_rows(n) +
                                ", LATERAL gazepriv.release_series('" + (side == 0 ? above : below) + "', " +
-                               arguments + ") s WHERE s.participant = 'p0'")) {
+                               arguments + ", clamp => false) s WHERE s.participant = 'p0'")) {
+                     // clamp => false: the loss of the mechanism's raw output (clamping is post-processing).
                      // k = 1: each chunk's output is its noisy F0 / 4, lambda = 4 (sqrt(4) 2 / 1).
                      const std::vector<double> y = Database::numbers(row.at(0));
                      (side == 0 ? a : b)

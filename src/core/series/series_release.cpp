@@ -333,6 +333,14 @@ void release_feature(SignalGroup& group, std::size_t feature, const SeriesReleas
     }
 }
 
+void clamp_feature(SignalGroup& group, std::size_t feature, const FeatureBounds& bounds) {
+    for (std::size_t p = 0; p < group.participants.size(); ++p) {
+        double* x = group.signal(feature, p);
+        for (std::size_t t = 0; t < group.length; ++t)
+            x[t] = std::clamp(x[t], bounds.lo, bounds.hi);
+    }
+}
+
 void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config, Rng& rng,
                     const CancelCheck& cancel) {
     for (std::size_t g = 0; g < prepared.data.groups.size(); ++g) {
@@ -342,6 +350,8 @@ void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config,
             const std::vector<double> sensitivity =
                 series_sensitivities(config, prepared.plan, group, f, cancel);
             release_feature(group, f, config, prepared.plan, prepared.plan.k[g], sensitivity, rng, cancel);
+            if (config.clamp && !prepared.plan.bounds.empty())
+                clamp_feature(group, f, prepared.plan.bounds[f]);
         }
     }
 }

@@ -53,6 +53,10 @@ struct SeriesReleaseConfig {
     std::vector<FeatureBounds> bounds; // one for all features or one per feature; required for Clipped
     std::size_t length = 0;            // public padded length; 0: the longest signal of each recording
     ChunkSemantics semantics = ChunkSemantics::Participant;
+    // Post-processing (free): released values clamped into their feature's public bounds, when there
+    // are bounds. Each clamped value is closer to the truth, which lies in the bounds; the mean of the
+    // clamped values is biased toward the middle of the bounds when the truth is near an edge.
+    bool clamp = true;
 };
 
 // Checks the parameters that need no data (epsilon, k, chunk, bounds for Clipped), so that a bad call
@@ -100,7 +104,10 @@ void release_feature(SignalGroup& group, std::size_t feature, const SeriesReleas
                      const SeriesPlan& plan, std::size_t k, const std::vector<double>& sensitivity, Rng& rng,
                      const CancelCheck& cancel = CancelCheck());
 
-// Releases every signal of prepared.data in place.
+// Clamps feature `feature` of every participant of one group into [lo, hi] (post-processing).
+void clamp_feature(SignalGroup& group, std::size_t feature, const FeatureBounds& bounds);
+
+// Releases every signal of prepared.data in place (clamped into the bounds when config.clamp).
 void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config, Rng& rng,
                     const CancelCheck& cancel = CancelCheck());
 

@@ -54,6 +54,7 @@ struct DatasetArgs {
     std::size_t bound_rows, bound_columns;
     int32 length;     // 0: NULL (the longest signal)
     Datum recordings; // release_series: a text[] of the recordings to release, or 0 (all)
+    bool clamp;       // release_series: clamp released values into the bounds (post-processing)
 };
 
 // An optional int4 argument that must be >= 1 when given; 0 when NULL.
@@ -102,6 +103,7 @@ core::SeriesReleaseConfig series_config(const DatasetArgs& args) {
     config.bounds = bounds_of(args);
     config.length = static_cast<std::size_t>(args.length);
     config.semantics = core::parse_chunk_semantics(args.chunk_semantics);
+    config.clamp = args.clamp;
     core::check_series_release_config(config);
     return config;
 }
@@ -295,6 +297,9 @@ void read_series_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
     args->participant_column = NameStr(*PG_GETARG_NAME(9));
     args->dataset = PG_NARGS() > 10 && !PG_ARGISNULL(10) ? pg::text_arg(fcinfo, 10) : nullptr;
     args->recordings = PG_NARGS() > 11 && !PG_ARGISNULL(11) ? PG_GETARG_DATUM(11) : 0;
+    if (PG_NARGS() > 12)
+        pg::require_not_null(fcinfo, 12, "clamp");
+    args->clamp = PG_NARGS() > 12 ? PG_GETARG_BOOL(12) : true;
 }
 
 // exponential_dp(source, epsilon, variant, sensitivity, bounds, length, participant_column).

@@ -389,3 +389,29 @@ TEST(SeriesRelease, SignalsAreWrittenIntoTheCallersStorage) {
     prepare_exponential_dp(rows.view(), edp, CancelCheck(), storage);
     EXPECT_EQ(calls, 6u);
 }
+
+TEST(SeriesRelease, ClampsIntoThePublicBoundsByDefault) {
+    const Rows rows = smooth_rows(3, 64, 2);
+    SeriesReleaseConfig config;
+    config.method = SeriesMethod::Fpa;
+    config.epsilon = 0.5;
+    config.k = 4;
+    config.bounds = {{0, 1}};
+    Rng rng(117, 0);
+    std::size_t outside_raw = 0;
+    for (bool clamp : {true, false}) {
+        config.clamp = clamp;
+        PreparedSeries prepared = prepare_series_release(rows.view(), config);
+        release_series(prepared, config, rng);
+        std::size_t outside = 0;
+        for (const SignalGroup& group : prepared.data.groups)
+            for (std::size_t p = 0; p < group.participants.size(); ++p)
+                for (std::size_t t = 0; t < group.length; ++t)
+                    outside += group.signal(0, p)[t] < 0 || group.signal(0, p)[t] > 1;
+        if (clamp)
+            EXPECT_EQ(outside, 0u);
+        else
+            outside_raw = outside;
+    }
+    EXPECT_GT(outside_raw, 100u); // the raw release leaves the bounds (noise sd ~ sqrt(8 (4k-3)/n) / epsilon)
+}
