@@ -136,3 +136,14 @@ SELECT a.aggfnoid::regprocedure AS aggregate, a.aggcombinefn <> 0 AS combines, a
 FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
 WHERE p.pronamespace = 'gazepriv'::regnamespace AND a.aggtranstype = 'gazepriv.heatmap_state'::regtype
 ORDER BY (a.aggfnoid::regprocedure)::text;
+
+-- heatmap_clamp (post-processing): cells into [0, cap]; the error to the truth can only shrink.
+WITH m AS (SELECT gazepriv.privatize(ROW(4, 1, 1, 4, 1, ARRAY[0, 1, 0.4, 0]::float8[], 5, 1, 'none', NULL, NULL, NULL,
+                                          NULL, NULL, NULL, 0)::gazepriv.heatmap,
+                                      gazepriv.heatmap_spec(4, 1, 0.1, observers => 5)) AS r,
+                  ROW(4, 1, 1, 4, 1, ARRAY[0, 1, 0.4, 0]::float8[], 5, 1, 'none', NULL, NULL, NULL, NULL, NULL, NULL,
+                      0)::gazepriv.heatmap AS truth)
+SELECT (SELECT min(v) >= 0 AND max(v) <= 1 FROM unnest((gazepriv.heatmap_clamp(r)).values) v) AS in_range,
+       gazepriv.heatmap_mse(gazepriv.heatmap_clamp(r), truth) <= gazepriv.heatmap_mse(r, truth) AS closer,
+       (gazepriv.heatmap_clamp(r)).sigma = (r).sigma AS keeps_fields
+FROM m;

@@ -244,6 +244,21 @@ COMMENT ON FUNCTION @extschema@.heatmap_blur(@extschema@.heatmap, float8) IS
     'as spec.blur_sigma; zero outside the map); blur_sigma becomes sqrt(old^2 + sigma^2). Privacy: '
     'post-processing, keeps the input''s guarantee.';
 
+CREATE FUNCTION @extschema@.heatmap_clamp(heatmap @extschema@.heatmap) RETURNS @extschema@.heatmap
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT ROW(h.width, h.height, h.cell_size, h.columns, h.rows,
+               (SELECT array_agg(greatest(0, least(coalesce(h.cap, 1), v)) ORDER BY i)
+                FROM unnest(h.values) WITH ORDINALITY u(v, i)),
+               h.n, h.cap, h.mechanism, h.calibration, h.epsilon, h.delta, h.rho, h.sigma, h.scale,
+               h.blur_sigma)::@extschema@.heatmap
+    FROM (SELECT (heatmap).*) h
+$$;
+COMMENT ON FUNCTION @extschema@.heatmap_clamp(@extschema@.heatmap) IS
+    'The map with every cell clamped into [0, cap] (cap 1 when NULL): the range of the true values, each a capped '
+    'count sum over n with at most cap per participant and cell (a blur keeps it, its kernel sums to at most 1). '
+    'Each cell moves toward the truth, so the MSE can only shrink; it is biased upward in empty cells (the negative '
+    'noise is cut) and the map''s sum is no longer unbiased. Privacy: post-processing, keeps the input''s guarantee.';
+
 CREATE FUNCTION @extschema@.heatmap_cells(heatmap @extschema@.heatmap, OUT x int4, OUT y int4, OUT value float8)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_cells' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 10000;
