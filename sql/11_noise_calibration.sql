@@ -37,3 +37,31 @@ SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.zcdp_epsilon(1, 2)$$,
     $$SELECT gazepriv.zcdp_delta(1, 'NaN')$$]) q;
 SELECT gazepriv.gaussian_sigma(NULL, 1, 1e-5) IS NULL AS strict_null;
+
+-- Accuracy from public facts: the noise's sd and the half-width of a 95 % interval, and the inverse.
+SELECT round(noise_sd::numeric, 6) AS sd, round(half_width::numeric, 6) AS half_width
+FROM gazepriv.noise_accuracy('laplace', 2);  -- 2 sqrt 2, 2 ln 20
+SELECT round(noise_sd::numeric, 6) AS sd, half_width FROM gazepriv.noise_accuracy('discrete_laplace', 1 / 0.5);
+SELECT round(half_width::numeric, 6) AS gaussian_half_width FROM gazepriv.noise_accuracy('gaussian', 1, 0.95);
+-- What epsilon gives release_count +- 5 participants 95 % of the time, and back.
+SELECT round(gazepriv.epsilon_for_accuracy('discrete_laplace', 1, 5)::numeric, 6) AS count_epsilon,
+       (SELECT half_width FROM gazepriv.noise_accuracy('discrete_laplace',
+                                                       1 / gazepriv.epsilon_for_accuracy('discrete_laplace', 1, 5)))
+           AS half_width_back,
+       round(gazepriv.epsilon_for_accuracy('laplace', 1, ln(20))::numeric, 9) AS laplace_epsilon,
+       round(gazepriv.epsilon_for_accuracy('gaussian', 1, 2, delta => 1e-5)::numeric, 6) AS gaussian_epsilon;
+-- The empirical coverage of the count interval on real draws (2,000 draws: 0.95 +- 0.015).
+SELECT abs(avg((abs(gazepriv.discrete_laplace_noise(1 / 0.5)) <= 5)::int) - 0.95) < 0.02 AS count_coverage_ok
+FROM generate_series(1, 2000);
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.noise_accuracy('cauchy', 1)$$,
+    $$SELECT gazepriv.noise_accuracy('laplace', 0)$$,
+    $$SELECT gazepriv.noise_accuracy('laplace', 'NaN')$$,
+    $$SELECT gazepriv.noise_accuracy('laplace', 'Infinity')$$,
+    $$SELECT gazepriv.noise_accuracy('laplace', 1, 1)$$,
+    $$SELECT gazepriv.noise_accuracy('laplace', 1, 'NaN')$$,
+    $$SELECT gazepriv.epsilon_for_accuracy('laplace', 1, 0)$$,
+    $$SELECT gazepriv.epsilon_for_accuracy('laplace', 1, 1e308, 0.5)$$,
+    $$SELECT gazepriv.epsilon_for_accuracy('gaussian', 1, 1)$$,
+    $$SELECT gazepriv.epsilon_for_accuracy('laplace', NULL, 1)$$,
+    $$SELECT gazepriv.epsilon_for_accuracy('discrete_laplace', 1, 5e-324)$$]) q;

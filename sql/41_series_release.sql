@@ -171,4 +171,31 @@ WHERE p.pronamespace = 'gazepriv'::regnamespace
   AND p.proname IN ('release_series', 'release_series_cost', 'series_sensitivities', 'exponential_dp',
                     'exponential_dp_cost')
 ORDER BY 1::text;
+
+-- series_accuracy: per feature, the noise of a strict release of a public shape (no data). FPA with k = 1 on a
+-- feature of width 3 at epsilon 2: each value's noise is Laplace(w / epsilon) (sd sqrt 2 x 1.5, half-width
+-- 1.5 ln 20); LPA's is Laplace(n w / epsilon); a larger k is approximate.
+SELECT m, feature, round(noise_sd::numeric, 4) AS sd, round(half_width::numeric, 4) AS half_width, exact
+FROM unnest(ARRAY['lpa', 'fpa', 'cfpa', 'dcfpa']) m,
+     gazepriv.series_accuracy(m, 2, CASE WHEN m = 'lpa' THEN NULL ELSE 1 END, 16, ARRAY[[-1, 2], [0, 1]], 64)
+ORDER BY m, feature;
+SELECT round(noise_sd::numeric, 4) AS sd_k5, exact FROM gazepriv.series_accuracy('fpa', 2, 5, 16, ARRAY[[-1, 2]], 64);
+-- It predicts the released noise: the mean squared error of 40 clamp-free FPA releases of a constant signal.
+SELECT abs(sqrt(avg((v - 0.5) ^ 2)) / (SELECT noise_sd FROM gazepriv.series_accuracy('fpa', 2, 1, 16, ARRAY[0, 1]::float8[][], 1000))
+           - 1) < 0.15 AS predicted_sd_ok
+FROM generate_series(1, 40) g,
+     gazepriv.release_series('series_noise', 'fpa', 2 + 0 * g, k => 1, bounds => ARRAY[0, 1], clamp => false) r,
+     unnest(r.series) v;
+-- Hostile arguments are refused, and huge shapes cost a bounded calculation.
+SELECT count(*) AS rows FROM gazepriv.series_accuracy('dcfpa', 1, 1000000000, 2000000000, ARRAY[[0, 1]], 2000000000);
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT * FROM gazepriv.series_accuracy('fft', 1, 1, 16, ARRAY[[0, 1]], 64)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('fpa', 'NaN', 1, 16, ARRAY[[0, 1]], 64)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('fpa', 1, 40, 16, ARRAY[[0, 1]], 64)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('lpa', 1, 2, 16, ARRAY[[0, 1]], 64)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('fpa', 1, 1, 16, ARRAY[[1, 0]], 64)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('fpa', 1, 1, 16, ARRAY[0, 1, 2], 64)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('fpa', 1, 1, 16, ARRAY[[0, 1]], 0)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('fpa', 1, 1, 16, ARRAY[[0, 1]], NULL)$$,
+    $$SELECT * FROM gazepriv.series_accuracy('fpa', 1, 1, 16, ARRAY[[0, 1]], 64, 1.5)$$]) q;
 DROP TABLE series_windows, series_hand, series_gaps, series_noise, series_bad, series_one, series_dup, series_empty;

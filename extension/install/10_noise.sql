@@ -36,6 +36,27 @@ COMMENT ON FUNCTION @extschema@.laplace_scale(float8, float8) IS
     'Laplace scale b = l1_sensitivity / epsilon that makes a query epsilon-DP (standard deviation sqrt(2) b). '
     'Privacy: pure calibration, releases nothing.';
 
+CREATE FUNCTION @extschema@.noise_accuracy(mechanism text, scale float8, confidence float8 DEFAULT 0.95)
+    RETURNS TABLE (noise_sd float8, half_width float8)
+    AS 'MODULE_PATHNAME', 'gazepriv_noise_accuracy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.noise_accuracy(text, float8, float8) IS
+    'The accuracy of one noisy value: the noise''s standard deviation and the smallest half-width a with '
+    'P(|noise| <= a) >= confidence, so value +- a is a confidence interval for the exact value. mechanism laplace '
+    '(scale b: sd sqrt(2) b, a = b ln(1 / (1 - confidence))), discrete_laplace (release_count: scale 1 / epsilon; a '
+    'is an integer) or gaussian (scale sigma: a = sigma Phi^-1((1 + confidence) / 2)). Errors 22023. Privacy: pure '
+    'calculation on public parameters; reads no data.';
+
+CREATE FUNCTION @extschema@.epsilon_for_accuracy(mechanism text, sensitivity float8, half_width float8,
+                                                 confidence float8 DEFAULT 0.95, delta float8 DEFAULT NULL)
+    RETURNS float8 AS 'MODULE_PATHNAME', 'gazepriv_epsilon_for_accuracy' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.epsilon_for_accuracy(text, float8, float8, float8, float8) IS
+    'The inverse of noise_accuracy: the smallest epsilon at which a query of this sensitivity, released with '
+    'mechanism laplace, discrete_laplace (half_width taken down to an integer) or gaussian (the analytic '
+    'calibration at delta, required), stays within +- half_width of the exact value with the given confidence. '
+    'Example: epsilon_for_accuracy(''discrete_laplace'', 1, 5) is the epsilon release_count needs for +- 5 '
+    'participants 95 % of the time. Errors 22023, 22004 for NULL. Privacy: pure calculation on public '
+    'parameters; reads no data, spends nothing.';
+
 CREATE FUNCTION @extschema@.zcdp_rho(l2_sensitivity float8, sigma float8) RETURNS float8
     AS 'MODULE_PATHNAME', 'gazepriv_zcdp_rho' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.zcdp_rho(float8, float8) IS

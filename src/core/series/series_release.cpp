@@ -9,6 +9,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/json.hpp"
+#include "core/noise/accuracy.hpp"
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/noise/noise.hpp"
 #include "core/series/real_fft.hpp"
@@ -354,6 +355,71 @@ void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config,
                 clamp_feature(group, f, prepared.plan.bounds[f]);
         }
     }
+}
+
+namespace {
+
+// The largest per-sample noise variance of FPA_k on a block of m samples with Laplace(lambda) on each
+// coordinate: x_s = (F0 + 2 sum_j (Re_j cos - Im_j sin)(2 pi j s / m) + F_(m/2) (-1)^s) / m, constant in s
+// (doc/privacy/series.md §3). For DCFPA's cumulative sums S_t = x_0 + ... + x_t the DC term grows to
+// (t + 1) <= m and a pair's geometric sum is at most 1 / sin(pi j / m) <= m / (2 j): an upper bound.
+double block_noise_variance(std::size_t m, std::size_t k, double lambda, bool cumulative) {
+    const double md = static_cast<double>(m), per = 2 * lambda * lambda / (md * md);
+    const bool nyquist = fpa_coordinates(m, k) == 2 * k - 2;
+    const std::size_t pairs = nyquist ? k - 2 : k - 1;
+    if (!cumulative)
+        return per * (1 + 4 * static_cast<double>(pairs) + (nyquist ? 1 : 0));
+    double inverse_squares = 0; // sum over j <= pairs of 1 / j^2, its tail beyond 10^5 bounded by 10^-5
+    for (std::size_t j = 1; j <= std::min<std::size_t>(pairs, 100000); ++j)
+        inverse_squares += 1 / (static_cast<double>(j) * static_cast<double>(j));
+    if (pairs > 100000)
+        inverse_squares += 1e-5;
+    return per * (md * md + md * md * inverse_squares + (nyquist ? 1 : 0));
+}
+
+} // namespace
+
+SeriesAccuracy series_accuracy(const SeriesReleaseConfig& config, const FeatureBounds& bounds,
+                               std::size_t length, double confidence) {
+    if (length < 1)
+        throw InvalidArgument("length must be at least 1");
+    SeriesReleaseConfig one = config;
+    one.bounds = {bounds};
+    one.sensitivity = SensitivityMode::Clipped;
+    check_series_release_config(one);
+    const double w = bounds.width();
+    if (config.method == SeriesMethod::Lpa) {
+        const double b =
+            GridLaplace::mechanism(static_cast<double>(length) * w, config.epsilon, length).scale();
+        const Accuracy a = noise_accuracy(NoiseKind::Laplace, b, confidence);
+        return {a.noise_sd, a.half_width, true};
+    }
+    if (config.method == SeriesMethod::Fpa && config.k > fpa_max_k(length))
+        throw InvalidArgument("k must be between 1 and " + std::to_string(fpa_max_k(length)) +
+                              " (floor(n/2) + 1), got " + std::to_string(config.k));
+    const std::size_t chunk = is_chunked(config.method) ? config.chunk : length;
+    const std::size_t k =
+        config.k != 0 ? config.k : public_k(config.epsilon, fpa_max_k(std::min(chunk, length)));
+    SeriesPlan plan;
+    plan.bounds = {bounds};
+    double variance = 0;
+    bool exact = true;
+    // A full chunk and the short last one (if any) are the two block lengths.
+    for (const std::size_t m : {std::min(chunk, length), length % chunk}) {
+        if (m == 0)
+            continue;
+        const std::size_t km = chunk_k(k, m);
+        const double md = static_cast<double>(m);
+        const double l2 =
+            config.method == SeriesMethod::Dcfpa ? std::sqrt(4 * md - 3) * w : std::sqrt(md) * w;
+        const double lambda = block_mechanism(one, plan, 0, m, km, l2)->scale();
+        variance =
+            std::max(variance, block_noise_variance(m, km, lambda, config.method == SeriesMethod::Dcfpa));
+        exact = exact && km == 1;
+    }
+    const double sd = std::sqrt(variance);
+    // One Laplace variable of that sd (exact for k = 1); for sums, a Laplace-shaped interval.
+    return {sd, noise_accuracy(NoiseKind::Laplace, sd / std::sqrt(2.0), confidence).half_width, exact};
 }
 
 } // namespace gazepriv::core

@@ -111,6 +111,20 @@ void clamp_feature(SignalGroup& group, std::size_t feature, const FeatureBounds&
 void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config, Rng& rng,
                     const CancelCheck& cancel = CancelCheck());
 
+// The per-sample noise of a strict (clipped) release of one feature with public bounds and signals of
+// `length` samples, from public facts only (doc/privacy/series.md §9): the largest standard deviation over
+// chunks and positions, and the half-width of a 95 % (confidence) interval per value. Exact (the noise is one
+// Laplace variable per value) for LPA and for k = 1; otherwise the sd of a sum of 2k - 1 Laplace variables
+// (an upper bound for DCFPA, whose cumulative sums vary along the chunk) with the half-width of a Laplace
+// variable of that sd: exact = false.
+struct SeriesAccuracy {
+    double noise_sd;
+    double half_width;
+    bool exact;
+};
+SeriesAccuracy series_accuracy(const SeriesReleaseConfig& config, const FeatureBounds& bounds,
+                               std::size_t length, double confidence);
+
 // A bound on FFTW's rounding error in the L1 norm of the perturbed coordinates, for two inputs of m
 // samples each at most `sup` in absolute value (Higham, Accuracy and Stability, Thm 24.2, with a
 // generous constant).

@@ -508,3 +508,62 @@ GAZEPRIV_FUNCTION(series_sensitivities) {
     }
     return static_cast<Datum>(0);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// series_accuracy(method, epsilon, k, chunk, bounds, length, confidence): per feature, the noise of a strict
+// release of that public shape (core::series_accuracy). Reads no data.
+
+namespace {
+
+struct AccuracyRows {
+    std::size_t count;
+    double* noise_sd;
+    double* half_width;
+    bool* exact;
+};
+
+void run_series_accuracy(const DatasetArgs& args, double confidence, AccuracyRows* out) {
+    const core::SeriesReleaseConfig config = series_config(args);
+    const std::vector<core::FeatureBounds> bounds = bounds_of(args);
+    out->count = bounds.size();
+    out->noise_sd = allocate_array<double>(bounds.size());
+    out->half_width = allocate_array<double>(bounds.size());
+    out->exact = allocate_array<bool>(bounds.size());
+    for (std::size_t f = 0; f < bounds.size(); ++f) {
+        const core::SeriesAccuracy a =
+            core::series_accuracy(config, bounds[f], static_cast<std::size_t>(args.length), confidence);
+        out->noise_sd[f] = a.noise_sd;
+        out->half_width[f] = a.half_width;
+        out->exact[f] = a.exact;
+    }
+}
+
+} // namespace
+
+GAZEPRIV_FUNCTION(series_accuracy) {
+    pg::require_not_null(fcinfo, {"method", "epsilon", nullptr, "chunk", "bounds", "length", "confidence"});
+    DatasetArgs args{};
+    args.method = pg::text_arg(fcinfo, 0);
+    args.epsilon = PG_GETARG_FLOAT8(1);
+    args.k = optional_positive(fcinfo, 2, "k");
+    args.chunk = PG_GETARG_INT32(3);
+    args.sensitivity = "clipped";
+    read_bounds(fcinfo, 4, &args);
+    args.length = optional_positive(fcinfo, 5, "length");
+    args.chunk_semantics = "participant";
+    const double confidence = PG_GETARG_FLOAT8(6);
+    if (args.bound_columns != 2 || args.bound_rows < 1)
+        throw core::InvalidArgument("bounds must hold one [lower, upper] row per feature");
+    AccuracyRows rows;
+    run_series_accuracy(args, confidence, &rows);
+
+    InitMaterializedSRF(fcinfo, 0);
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    for (std::size_t f = 0; f < rows.count; ++f) {
+        Datum values[4] = {Int32GetDatum(static_cast<int32>(f + 1)), Float8GetDatum(rows.noise_sd[f]),
+                           Float8GetDatum(rows.half_width[f]), BoolGetDatum(rows.exact[f])};
+        bool nulls[4] = {false, false, false, false};
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    return static_cast<Datum>(0);
+}

@@ -415,3 +415,61 @@ TEST(SeriesRelease, ClampsIntoThePublicBoundsByDefault) {
     }
     EXPECT_GT(outside_raw, 100u); // the raw release leaves the bounds (noise sd ~ sqrt(8 (4k-3)/n) / epsilon)
 }
+
+// series_accuracy's noise_sd against the measured noise of real releases (clamp off, values inside the
+// bounds so the clip does nothing), and its half-width's coverage.
+TEST(SeriesAccuracy, PredictsTheMeasuredNoiseOfReleases) {
+    const Rows rows = smooth_rows(4, 64, 1);
+    Rng rng(119, 0);
+    struct Case {
+        SeriesMethod method;
+        std::size_t k;
+        bool exact;
+    };
+    for (const Case c : {Case{SeriesMethod::Lpa, 0, true}, Case{SeriesMethod::Fpa, 1, true},
+                         Case{SeriesMethod::Fpa, 5, false}, Case{SeriesMethod::Cfpa, 1, true},
+                         Case{SeriesMethod::Cfpa, 4, false}, Case{SeriesMethod::Dcfpa, 1, true},
+                         Case{SeriesMethod::Dcfpa, 3, false}}) {
+        SeriesReleaseConfig config;
+        config.method = c.method;
+        config.epsilon = 2;
+        config.k = c.k;
+        config.chunk = 16;
+        config.bounds = {{-1, 2}};
+        config.clamp = false;
+        const SeriesAccuracy predicted = series_accuracy(config, config.bounds[0], 64, 0.95);
+        EXPECT_EQ(predicted.exact, c.exact) << to_string(c.method);
+        PreparedSeries prepared = prepare_series_release(rows.view(), config);
+        double sum_squares = 0, max_position = 0;
+        std::size_t count = 0, inside = 0;
+        std::vector<double> per_position(64, 0);
+        const int runs = 300;
+        for (int run = 0; run < runs; ++run) {
+            PreparedSeries copy = prepared;
+            release_series(copy, config, rng);
+            for (std::size_t p = 0; p < 4; ++p)
+                for (std::size_t t = 0; t < 64; ++t) {
+                    const double e =
+                        copy.data.groups[0].signal(0, p)[t] - prepared.data.groups[0].signal(0, p)[t];
+                    sum_squares += e * e;
+                    per_position[t] += e * e;
+                    inside += std::fabs(e) <= predicted.half_width;
+                    ++count;
+                }
+        }
+        for (double s : per_position)
+            max_position = std::max(max_position, s / (4 * runs));
+        const double measured_max_sd = std::sqrt(max_position), measured_sd = std::sqrt(sum_squares / count);
+        const double coverage = static_cast<double>(inside) / static_cast<double>(count);
+        if (c.method == SeriesMethod::Dcfpa) { // the noise grows along a chunk: the largest sd, at its end
+            if (c.exact)
+                EXPECT_NEAR(predicted.noise_sd / measured_max_sd, 1, 0.1);
+            else
+                EXPECT_GE(predicted.noise_sd, 0.9 * measured_max_sd) << "an upper bound";
+            EXPECT_GE(coverage, 0.95);
+        } else {
+            EXPECT_NEAR(predicted.noise_sd / measured_sd, 1, 0.1) << to_string(c.method) << " k " << c.k;
+            EXPECT_NEAR(coverage, 0.95, c.exact ? 0.02 : 0.03) << to_string(c.method) << " k " << c.k;
+        }
+    }
+}

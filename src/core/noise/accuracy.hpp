@@ -1,0 +1,36 @@
+// The accuracy of a noisy value from public facts only: the noise's standard deviation and the half-width
+// of a two-sided interval that holds the noise with a given confidence, and the inverse (the epsilon a
+// requested half-width needs). Nothing here reads data or draws noise.
+#pragma once
+
+#include <string>
+
+namespace gazepriv::core {
+
+enum class NoiseKind {
+    Laplace,         // continuous Laplace(scale)
+    DiscreteLaplace, // P(x) proportional to exp(-|x| / scale) on the integers (release_count)
+    Gaussian,        // N(0, scale^2)
+};
+NoiseKind parse_noise_kind(const std::string& name); // laplace, discrete_laplace, gaussian
+const char* to_string(NoiseKind kind);
+
+struct Accuracy {
+    double noise_sd; // standard deviation of the noise
+    double
+        half_width; // P(|noise| <= half_width) >= confidence, the smallest such value (an integer for counts)
+};
+
+// confidence in (0, 1); scale > 0 and finite.
+Accuracy noise_accuracy(NoiseKind kind, double scale, double confidence);
+
+// The smallest epsilon whose noise (scale = sensitivity / epsilon for the Laplace kinds, the analytic
+// Gaussian calibration at delta for Gaussian) keeps |noise| <= half_width with the given confidence.
+// For discrete_laplace the half-width is taken down to an integer (the noise is integral).
+double epsilon_for_accuracy(NoiseKind kind, double sensitivity, double half_width, double confidence,
+                            double delta);
+
+// The standard normal quantile Phi^-1(p), p in (0, 1).
+double normal_quantile(double p);
+
+} // namespace gazepriv::core
