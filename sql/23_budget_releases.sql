@@ -18,6 +18,11 @@ SELECT count(*) AS samples, count(*) FILTER (WHERE published) AS releases, max(e
 FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1);
 SELECT count(*) AS samples_with_the_policys_values
 FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1, w => 30, r => 20, t_skip => 50);
+-- Attack: the stream's own rate (one sample per 66 ms) would give ceil(30 x 66 / 50) = 30 tests per window; an
+-- analyst's release keeps the policy's max_tests (here the 60 Hz rule from its parameters: 10, as charged), so the
+-- cap binds: capped samples appear.
+SELECT count(*) FILTER (WHERE action = 'capped') > 0 AS capped_by_the_policys_max_tests
+FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1);
 -- Both streams are in the release store, one row per sample.
 SELECT count(DISTINCT ledger_id) AS streams, count(*) AS samples, bool_and(participant = 'p3') AS of_p3
 FROM gazepriv.my_kaleido_points;

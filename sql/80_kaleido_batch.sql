@@ -30,6 +30,16 @@ FROM gazepriv.kaleido_cost(1, 60, 0.05);
 SELECT t_skip, (gazepriv.kaleido_cost(1, 60, 0.05, t_skip => t_skip)).parameters->'max_tests' AS max_tests
 FROM unnest(ARRAY[0, 16.7, 50, 100, 5000]::float8[]) t_skip;
 
+-- kaleido() on a stream takes the default max_tests from its median sampling interval: at 500 Hz, w = 60
+-- samples is 120 ms, so ceil(120 / 50) = 3 tests and epsilon_test = 1 / (2 x 3), where the 60 Hz rule gives 20
+-- (epsilon_test 0.025). A reused sample spends exactly epsilon_test.
+SELECT m, round(min(k.epsilon_spent) FILTER (WHERE k.action = 'reused')::numeric, 6) AS epsilon_test
+FROM (VALUES (NULL::int), (20)) v(m),
+     LATERAL gazepriv.kaleido(ARRAY(SELECT 2.0 * i FROM generate_series(0, 1999) i),
+                              array_fill(100::float8, ARRAY[2000]), array_fill(100::float8, ARRAY[2000]),
+                              1, 60, 10, max_tests => v.m) k
+GROUP BY m ORDER BY m NULLS FIRST;
+
 -- Bad input: ERROR 22023 naming the parameter (23502 for a NULL timestamp in live mode, see 71).
 SELECT q AS call, gazepriv_test.error_of(q) AS error FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.kaleido_cost(0, 60, 1)$$,

@@ -26,8 +26,9 @@ COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, in
     'per participant) with Kaleido: one row per sample with the released point, whether it is a new release '
     '(published) or a repeat of the last one (action: published, reused, skipped, capped, exhausted, '
     'missing), and the budget spent at that sample. w counts samples; t_skip is in the unit of t_ms (ms); '
-    'r and l_thresh are in the unit of x and y. At most max_tests tests (default ceil(w 1000/60 / t_skip)) '
-    'in any w consecutive samples; l_thresh defaults to r. A NULL or non-finite x or y is a missing sample; '
+    'r and l_thresh are in the unit of x and y. At most max_tests tests in any w consecutive samples (default '
+    'ceil(w dt / t_skip), at most w, with dt the median interval of t_ms: the stream''s own rate; t_ms is public '
+    'under the relation below; kaleido_cost and live feeds, which see no stream, use dt = 1000/60 ms); l_thresh defaults to r. A NULL or non-finite x or y is a missing sample; '
     'decreasing t_ms is an error. clamp_to clamps the released points into a box (post-processing). '
     'Privacy: w-event geo-indistinguishability: streams that differ only inside w consecutive samples, each '
     'position by at most r (same timestamps and missing samples, which are public), get output '
@@ -263,7 +264,9 @@ BEGIN
                       '$3, %7$L::int4, %8$L::float8, %9$L::float8, %10$L::float8, %11$L::float8, %12$L::int4, $10, NULL) k',
                       d.time_column, d.x_column, d.y_column, d.relation, d.participant_column,
                       CASE WHEN stimulus IS NULL THEN 'true' ELSE format('%I = $11', d.stimulus_column) END,
-                      p ->> 'w', p ->> 'r', p ->> 'l_thresh', p ->> 't_skip', p ->> 'h', p ->> 'max_tests'),
+                      -- max_tests: the policy's, or the 60 Hz rule kaleido_cost filled in from the policy's
+                      -- parameters, as charged (an analyst's release never takes it from the data).
+                      p ->> 'w', p ->> 'r', p ->> 'l_thresh', p ->> 't_skip', p ->> 'h', c.parameters ->> 'max_tests'),
                NULL, NULL, NULL)::@extschema@._release_plan;
 END $$;
 COMMENT ON FUNCTION @extschema@._plan_release_kaleido(regrole, text, text, float8, integer, float8, float8, float8,

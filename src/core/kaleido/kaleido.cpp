@@ -1,6 +1,7 @@
 #include "core/kaleido/kaleido.hpp"
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -131,6 +132,24 @@ KaleidoParams kaleido_params(double epsilon, std::int64_t w, double r, double l_
         throw InvalidArgument("r / epsilon = " + format_number(p.r / p.epsilon) +
                               " is outside the supported range [2^-899, 2^899]");
     return p;
+}
+
+std::int64_t kaleido_stream_max_tests(const double* t, std::size_t n, std::int64_t w, double t_skip) {
+    if (!(t_skip > 0) || n < 2 || w < 1)
+        return 0;
+    std::vector<double> intervals(n - 1);
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+        intervals[i] = t[i + 1] - t[i];
+        if (!(intervals[i] >= 0) || !std::isfinite(intervals[i]))
+            return 0; // decreasing or non-finite timestamps: the release refuses them later
+    }
+    const std::size_t middle = intervals.size() / 2;
+    std::nth_element(intervals.begin(), intervals.begin() + static_cast<std::ptrdiff_t>(middle),
+                     intervals.end());
+    const double dt = intervals[middle];
+    const double tests = std::ceil(static_cast<double>(w) * dt / t_skip * (1 - 1e-12));
+    const double limit = static_cast<double>(std::min<std::int64_t>(w, kKaleidoMaxTests));
+    return static_cast<std::int64_t>(std::clamp(tests, 1.0, limit));
 }
 
 namespace {

@@ -59,6 +59,13 @@ constexpr std::int64_t kKaleidoMaxTests = std::int64_t{1} << 16;
 KaleidoParams kaleido_params(double epsilon, std::int64_t w, double r, double l_thresh, double t_skip,
                              double h, std::int64_t max_tests);
 
+// The default max_tests of one stream, from its timestamps t[0..n) (public under the w-event relation:
+// neighbours share them): the supplement's n_test = ceil(w dt / t_skip) with dt the stream's median sampling
+// interval, at least 1 and at most min(w, kKaleidoMaxTests); 0 (the 60 Hz rule of kaleido_params) when t_skip
+// = 0 or the stream has fewer than two samples. A 500 Hz stream with w = 60 and t_skip = 50 gets 2 tests,
+// not 17.
+std::int64_t kaleido_stream_max_tests(const double* t, std::size_t n, std::int64_t w, double t_skip);
+
 // The parameters in a compact canonical form ("epsilon=1 w=60 r=0.05 ..."), stored with a live stream
 // so that a trigger with other parameters is refused.
 std::string kaleido_parameters_text(const KaleidoParams& params);

@@ -95,29 +95,40 @@ BatchResult release_stream(const core::KaleidoParams& params, ArrayType* t_array
     return r;
 }
 
+// The default max_tests of a NULL max_tests argument: from the stream's median sampling interval (its
+// timestamps are public under the w-event relation), 0 (the 60 Hz rule) when w or t_skip is NULL.
+std::int64_t stream_max_tests(FunctionCallInfo fcinfo, ArrayType* t_array) {
+    if (!PG_ARGISNULL(9) || PG_ARGISNULL(4) || PG_ARGISNULL(7))
+        return 0;
+    double* t = nullptr;
+    const std::size_t n = read_float8_array(t_array, "t_ms", false, &t);
+    return core::kaleido_stream_max_tests(t, n, PG_GETARG_INT32(4), PG_GETARG_FLOAT8(7));
+}
+
 } // namespace
 
 GAZEPRIV_FUNCTION(kaleido) {
-    // With a dataset, the release's cost (fixed by the parameters alone) is charged to the caller's budget
-    // before any noise is drawn: a w-event guarantee, epsilon per window of w samples.
-    if (!PG_ARGISNULL(11)) {
-        const char* dataset = text_to_cstring(PG_GETARG_TEXT_PP(11));
-        const pg::Charge charge =
-            pg::charge_from_cost(dataset, core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 3)));
-        pg::charge_own_release(charge);
-    }
-    InitMaterializedSRF(fcinfo, 0);
     pg::require_not_null(fcinfo, {"t_ms", "x", "y"});
     ArrayType* t_array = PG_GETARG_ARRAYTYPE_P(0);
     ArrayType* x_array = PG_GETARG_ARRAYTYPE_P(1);
     ArrayType* y_array = PG_GETARG_ARRAYTYPE_P(2);
+    const std::int64_t stream_tests = stream_max_tests(fcinfo, t_array);
+    // With a dataset, the release's cost (its epsilon fixed by the parameters alone) is charged to the
+    // caller's budget before any noise is drawn: a w-event guarantee, epsilon per window of w samples.
+    if (!PG_ARGISNULL(11)) {
+        const char* dataset = text_to_cstring(PG_GETARG_TEXT_PP(11));
+        const pg::Charge charge = pg::charge_from_cost(
+            dataset, core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 3, stream_tests)));
+        pg::charge_own_release(charge);
+    }
+    InitMaterializedSRF(fcinfo, 0);
     core::ClampBox box{};
     const bool clamped = !PG_ARGISNULL(10);
     if (clamped) {
         const BOX* b = PG_GETARG_BOX_P(10);
         box = {b->low.x, b->low.y, b->high.x, b->high.y};
     }
-    const core::KaleidoParams params = pg::kaleido_params_from_args(fcinfo, 3);
+    const core::KaleidoParams params = pg::kaleido_params_from_args(fcinfo, 3, stream_tests);
     const BatchResult r = release_stream(params, t_array, x_array, y_array, clamped ? &box : nullptr);
 
     auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);

@@ -48,7 +48,8 @@ double parse_number(const char* text, const char* name) {
 
 } // namespace
 
-core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first) {
+core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first,
+                                             std::int64_t stream_max_tests) {
     const double epsilon = required_float8(fcinfo, first, "epsilon");
     require_not_null(fcinfo, first + 1, "w");
     const std::int64_t w = PG_GETARG_INT32(first + 1);
@@ -56,8 +57,8 @@ core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first)
     const double l_thresh = optional_float8(fcinfo, first + 3, "l_thresh");
     const double t_skip = required_float8(fcinfo, first + 4, "t_skip");
     const double h = required_float8(fcinfo, first + 5, "h");
-    const std::int64_t max_tests = optional_count(fcinfo, first + 6, "max_tests");
-    return core::kaleido_params(epsilon, w, r, l_thresh, t_skip, h, max_tests);
+    const std::int64_t given = optional_count(fcinfo, first + 6, "max_tests");
+    return core::kaleido_params(epsilon, w, r, l_thresh, t_skip, h, given != 0 ? given : stream_max_tests);
 }
 
 core::KaleidoParams kaleido_params_from_text(const char* epsilon, const char* w, const char* r,

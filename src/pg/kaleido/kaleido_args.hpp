@@ -12,7 +12,9 @@ namespace gazepriv::pg {
 
 // Reads (epsilon, w, r, l_thresh, t_skip, h, max_tests) from the arguments first .. first + 6. l_thresh
 // and max_tests may be NULL (their defaults); the others may not. Throws core::InvalidArgument.
-core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first);
+// stream_max_tests (when > 0) replaces the default of a NULL max_tests.
+core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first,
+                                             std::int64_t stream_max_tests = 0);
 
 // The same parameters from text (trigger arguments "name=value"); `value` is null when absent.
 core::KaleidoParams kaleido_params_from_text(const char* epsilon, const char* w, const char* r,

@@ -317,3 +317,29 @@ TEST(Kaleido, CorruptStatesAreRejected) {
     EXPECT_THROW(kaleido_stream_deserialize(other, good.data(), good.size(), other_block.data()),
                  CorruptData);
 }
+
+TEST(Kaleido, DefaultMaxTestsFollowsTheStreamsMedianInterval) {
+    std::vector<double> t500, t60, irregular;
+    for (int i = 0; i < 1000; ++i) {
+        t500.push_back(2.0 * i);                                    // 500 Hz
+        t60.push_back(1000.0 / 60.0 * i);                           // 60 Hz
+        irregular.push_back(i % 10 == 0 ? 4.0 * i + 500 : 4.0 * i); // 250 Hz with outliers
+    }
+    std::sort(irregular.begin(), irregular.end());
+    // w = 60 samples: 120 ms at 500 Hz, so ceil(120 / 50) = 3 tests, where the 60 Hz rule gives 20.
+    EXPECT_EQ(kaleido_stream_max_tests(t500.data(), t500.size(), 60, 50), 3);
+    EXPECT_EQ(kaleido_params(1, 60, 1, NAN, 50, 2, 0).max_tests, 20);
+    EXPECT_EQ(kaleido_stream_max_tests(t60.data(), t60.size(), 60, 50), 20);
+    EXPECT_EQ(kaleido_stream_max_tests(irregular.data(), irregular.size(), 60, 50), 5); // median 4 ms
+    EXPECT_EQ(kaleido_stream_max_tests(t500.data(), t500.size(), 60, 0.5), 60);         // at most w
+    EXPECT_EQ(kaleido_stream_max_tests(t500.data(), t500.size(), 60, 1e9), 1);          // at least 1
+    EXPECT_EQ(kaleido_stream_max_tests(t500.data(), 1, 60, 50), 0);          // no interval: the 60 Hz rule
+    EXPECT_EQ(kaleido_stream_max_tests(t500.data(), t500.size(), 60, 0), 0); // t_skip 0: the rule (w tests)
+}
+
+TEST(Kaleido, DefaultMaxTestsOfBadTimestampsIsTheRule) {
+    const double nan_t[] = {0, NAN, 4}, decreasing[] = {0, 4, 2}, infinite[] = {0, INFINITY, 1e308};
+    EXPECT_EQ(kaleido_stream_max_tests(nan_t, 3, 60, 50), 0);
+    EXPECT_EQ(kaleido_stream_max_tests(decreasing, 3, 60, 50), 0);
+    EXPECT_EQ(kaleido_stream_max_tests(infinite, 3, 60, 50), 0);
+}
