@@ -5,6 +5,7 @@
 #include "pg/boundary/guard.hpp"
 #include "pg/boundary/progress.hpp"
 #include "pg/events/sample_synthesis.hpp"
+#include "pg/boundary/limits.hpp"
 #include "pg/heatmap/heatmap_settings.hpp"
 
 extern "C" {
@@ -23,6 +24,7 @@ extern "C" void _PG_init(void) {
     gazepriv::pg::define_budget_settings();
     gazepriv::pg::define_heatmap_settings();
     gazepriv::pg::define_synthesis_settings();
+    gazepriv::pg::define_limit_settings();
     gazepriv::pg::define_ledger_guard();
     gazepriv::pg::define_progress_settings();
     MarkGUCPrefixReserved("gazepriv");

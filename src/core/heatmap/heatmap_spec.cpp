@@ -52,10 +52,10 @@ bool HeatmapParameters::operator==(const HeatmapParameters& o) const {
 void validate_heatmap_parameters(const HeatmapParameters& p, std::int64_t max_cells) {
     make_grid(p.grid.width, p.grid.height, p.grid.cell_size, max_cells);
     require_range("cap", p.cap, 1, INT32_MAX);
-    require_positive("epsilon", p.epsilon);
+    require_epsilon("epsilon", p.epsilon);
     switch (p.mechanism) {
     case HeatmapMechanism::Gaussian:
-        require_open_unit("delta", p.delta);
+        require_delta("delta", p.delta);
         break;
     case HeatmapMechanism::Laplace:
         if (!(p.delta >= 0 && p.delta < 1))

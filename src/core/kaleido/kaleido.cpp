@@ -104,7 +104,7 @@ const char* to_string(KaleidoAction action) {
 KaleidoParams kaleido_params(double epsilon, std::int64_t w, double r, double l_thresh, double t_skip,
                              double h, std::int64_t max_tests) {
     KaleidoParams p{};
-    p.epsilon = require_positive("epsilon", epsilon);
+    p.epsilon = require_epsilon("epsilon", epsilon);
     p.w = require_range("w", w, 1, std::numeric_limits<std::int32_t>::max());
     p.r = require_positive("r", r);
     p.l_thresh = std::isnan(l_thresh) ? p.r : require_non_negative("l_thresh", l_thresh);
@@ -311,9 +311,11 @@ namespace {
 inline KaleidoOutput step(const KaleidoPlan& plan, KaleidoStreamHeader* h, const Rings& ring, double t,
                           double x, double y, Rng& rng) {
     const KaleidoParams& p = plan.params();
-    if (!std::isfinite(t))
-        throw InvalidArgument("t_ms must be a finite number (sample " + std::to_string(h->samples + 1) +
-                              "), got " + format_number(t));
+    // Beyond 2^53 ms (285,000 years) consecutive milliseconds are one double: such a t is an attack on the
+    // stream's order (every later sample would be "decreasing"), refused before the state changes.
+    if (!std::isfinite(t) || std::fabs(t) > 0x1.0p53)
+        throw InvalidArgument("t_ms must be a finite number of at most 2^53 in magnitude (sample " +
+                              std::to_string(h->samples + 1) + "), got " + format_number(t));
     if (t < h->last_t) // false while last_t is NaN
         throw InvalidArgument("t_ms must not decrease within a stream: sample " +
                               std::to_string(h->samples + 1) + " has t_ms = " + format_number(t) + " after " +

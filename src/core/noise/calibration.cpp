@@ -48,7 +48,21 @@ double log_gaussian_delta(double l2, double sigma, double epsilon) {
 
 void check_common(double sensitivity, const char* sensitivity_name, double delta) {
     require_positive(sensitivity_name, sensitivity);
-    require_open_unit("delta", delta);
+    require_delta("delta", delta);
+}
+
+// Doubling from any positive double reaches Infinity in fewer steps than this: a bracket that has not
+// closed by then never will, and the search stops instead of spinning on Infinity (issue 14, A1).
+constexpr int kMaxDoublings = 2200;
+
+// Doubles hi until feasible(hi); 22023 when no finite hi is.
+template <typename Feasible> double bracket_up(double hi, const char* what, Feasible feasible) {
+    for (int i = 0; i < kMaxDoublings && std::isfinite(hi); ++i) {
+        if (feasible(hi))
+            return hi;
+        hi *= 2;
+    }
+    throw InvalidArgument(std::string("no finite ") + what + " satisfies these parameters");
 }
 
 // Smallest x in (lo, hi] with feasible(x), for feasible monotone (false then true); returns the
@@ -98,7 +112,10 @@ double gaussian_delta(double l2_sensitivity, double sigma, double epsilon) {
 
 double gaussian_sigma(double l2, double epsilon, double delta, GaussianCalibration method) {
     check_common(l2, "l2_sensitivity", delta);
-    require_positive("epsilon", epsilon);
+    require_epsilon("epsilon", epsilon);
+    // Every route's sigma is at most this (the Dwork-Roth bound plus l2), so it decides overflow for all.
+    const double start =
+        require_finite_scale("l2_sensitivity", l2 * std::sqrt(2 * std::log(1.25 / delta)) / epsilon + l2);
     switch (method) {
     case GaussianCalibration::DworkRoth:
         if (epsilon >= 1)
@@ -106,16 +123,15 @@ double gaussian_sigma(double l2, double epsilon, double delta, GaussianCalibrati
                                   format_number(epsilon) + "; use analytic or liu2019");
         return l2 * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
     case GaussianCalibration::Liu2019:
-        return l2 * std::sqrt(2 * std::log(1 / delta) + epsilon) / epsilon;
+        return require_finite_scale("l2_sensitivity",
+                                    l2 * std::sqrt(2 * std::log(1 / delta) + epsilon) / epsilon);
     case GaussianCalibration::Analytic:
         break;
     }
     const double log_delta = std::log(delta);
     auto feasible = [&](double sigma) { return log_gaussian_delta(l2, sigma, epsilon) <= log_delta; };
     // Bracket: grow hi until feasible, shrink lo until infeasible, then bisect.
-    double hi = l2 * std::sqrt(2 * std::log(1.25 / delta)) / epsilon + l2;
-    while (!feasible(hi))
-        hi *= 2;
+    const double hi = bracket_up(start, "sigma", feasible);
     double lo = hi / 2;
     while (feasible(lo) && lo > 1e-300)
         lo /= 2;
@@ -146,16 +162,13 @@ double gaussian_epsilon(double l2, double sigma, double delta, GaussianCalibrati
     auto feasible = [&](double epsilon) { return log_gaussian_delta(l2, sigma, epsilon) <= log_delta; };
     if (feasible(0))
         return 0;
-    double hi = 1;
-    while (!feasible(hi))
-        hi *= 2;
-    return bisect(0, hi, feasible);
+    return bisect(0, bracket_up(1.0, "epsilon", feasible), feasible);
 }
 
 double laplace_scale(double l1_sensitivity, double epsilon) {
     require_positive("l1_sensitivity", l1_sensitivity);
-    require_positive("epsilon", epsilon);
-    return l1_sensitivity / epsilon;
+    require_epsilon("epsilon", epsilon);
+    return require_finite_scale("l1_sensitivity", l1_sensitivity / epsilon);
 }
 
 double zcdp_rho(double l2_sensitivity, double sigma) {
@@ -175,7 +188,7 @@ double cks_epsilon_at(double alpha, double rho, double log_inv_delta) {
 
 double zcdp_epsilon(double rho, double delta) {
     require_non_negative("rho", rho);
-    require_open_unit("delta", delta);
+    require_delta("delta", delta);
     if (rho == 0)
         return 0;
     const double log_inv_delta = -std::log(delta);

@@ -79,8 +79,12 @@ DiscreteGaussianPlan attempt(double l2, double epsilon, double delta, GaussianCa
     const double reserve = kDiscretenessShare * delta;
     const double log_reserve = std::log(reserve);
     double lo = 0.05, hi = 1;
-    while (!(log_discreteness_delta(hi, epsilon, remaining, d) <= log_reserve))
+    // Bounded: hi = 2^64 makes eta underflow to 0 for any input, so this never spins (issue 14, A1).
+    for (int i = 0; i < 64 && !(log_discreteness_delta(hi, epsilon, remaining, d) <= log_reserve); ++i)
         hi *= 2;
+    if (!(log_discreteness_delta(hi, epsilon, remaining, d) <= log_reserve))
+        throw InvalidArgument("delta " + format_number(delta) +
+                              " is too small to calibrate discrete noise for");
     for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; ++i) {
         const double mid = 0.5 * (lo + hi);
         (log_discreteness_delta(mid, epsilon, remaining, d) <= log_reserve ? hi : lo) = mid;
@@ -165,7 +169,7 @@ double log_discreteness_delta(double tau, double epsilon, double delta_c, std::u
 
 double zcdp_rho_for(double epsilon, double delta) {
     require_positive("epsilon", epsilon);
-    require_open_unit("delta", delta);
+    require_delta("delta", delta);
     // zcdp_epsilon(rho) >= rho, so rho <= epsilon; bisect on [0, epsilon] keeping the feasible end.
     double lo = 0, hi = epsilon;
     if (zcdp_epsilon(hi, delta) <= epsilon)
@@ -236,8 +240,8 @@ double exact_discrete_gaussian_sigma(double l2, double epsilon, double delta) {
 DiscreteGaussianPlan plan_discrete_gaussian(double l2, double epsilon, double delta,
                                             GaussianCalibration method, std::uint64_t coordinates) {
     require_positive("l2_sensitivity", l2);
-    require_positive("epsilon", epsilon);
-    require_open_unit("delta", delta);
+    require_epsilon("epsilon", epsilon);
+    require_delta("delta", delta);
     if (coordinates == 0)
         throw InvalidArgument("the number of coordinates must be at least 1");
     bool table_unusable = false;

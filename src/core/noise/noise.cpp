@@ -53,7 +53,8 @@ GridLaplace GridLaplace::with_scale(double scale) {
 GridLaplace GridLaplace::mechanism(double l1_sensitivity, double epsilon, std::size_t coordinates) {
     require_positive("l1_sensitivity", l1_sensitivity);
     require_positive("epsilon", epsilon);
-    const double grid = grid_below(l1_sensitivity / epsilon, kLaplaceGridBits);
+    const double grid =
+        grid_below(require_finite_scale("l1_sensitivity", l1_sensitivity / epsilon), kLaplaceGridBits);
     const double scale = (l1_sensitivity + static_cast<double>(coordinates) * grid) / epsilon;
     return GridLaplace(grid, rational_scale_at_least(scale / grid * kRoundUp));
 }

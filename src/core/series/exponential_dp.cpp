@@ -61,7 +61,7 @@ std::vector<double> empirical_ranges(const SeriesRows& rows, std::size_t feature
 } // namespace
 
 void check_exponential_dp_config(const ExponentialDpConfig& config) {
-    require_positive("epsilon", config.epsilon);
+    require_epsilon("epsilon", config.epsilon);
     if (config.sensitivity == SensitivityMode::Clipped && config.bounds.empty())
         throw InvalidArgument(
             "sensitivity => 'clipped' needs public bounds => ARRAY[lo, hi] (or one [lo, hi] row "
@@ -75,7 +75,8 @@ PreparedExponentialDp prepare_exponential_dp(const SeriesRows& rows, const Expon
     const std::size_t features = rows.feature != nullptr ? rows.features : rows.width;
     std::vector<FeatureBounds> bounds = expand_bounds(config.bounds, features);
     PreparedExponentialDp prepared{
-        assemble_series(rows, config.length, Padding::RepeatLast, bounds, cancel, storage), {}};
+        assemble_series(rows, config.length, Padding::RepeatLast, bounds, cancel, storage, config.max_values),
+        {}};
     ExponentialDpPlan& plan = prepared.plan;
     if (config.sensitivity == SensitivityMode::Clipped) {
         for (const FeatureBounds& b : bounds)

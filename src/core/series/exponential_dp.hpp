@@ -37,8 +37,9 @@ struct ExponentialDpConfig {
     double epsilon = 0; // per feature, as the papers report it
     ExponentialDpVariant variant = ExponentialDpVariant::Laplace;
     SensitivityMode sensitivity = SensitivityMode::Clipped;
-    std::vector<FeatureBounds> bounds; // required for Clipped
-    std::size_t length = 0;            // public t_max; 0: the longest signal of each recording
+    std::vector<FeatureBounds> bounds;           // required for Clipped
+    std::size_t length = 0;                      // public t_max; 0: the longest signal of each recording
+    std::uint64_t max_values = kMaxSeriesValues; // the glue's gazepriv.max_series_values
 };
 
 struct ExponentialDpPlan {

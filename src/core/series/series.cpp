@@ -44,7 +44,7 @@ double fpa_noise_variance(std::size_t n, std::size_t k, double lambda) {
 }
 
 std::size_t public_k(double epsilon, std::size_t limit) {
-    require_positive("epsilon", epsilon);
+    require_epsilon("epsilon", epsilon);
     // #{j >= 1 : 6400 j + 800 < epsilon^2} = ceil((epsilon^2 - 800) / 6400) - 1 when positive.
     const double e2 = epsilon * epsilon;
     const double extra = std::ceil((e2 - 800) / 6400) - 1;
@@ -100,7 +100,7 @@ void check_chunked_arguments(SeriesSpan series, std::size_t k, std::size_t chunk
     require_series("series", series);
     require_chunk(chunk);
     require_k(k, fpa_max_k(chunk), "floor(chunk/2) + 1");
-    require_positive("epsilon", epsilon);
+    require_epsilon("epsilon", epsilon);
     require_chunk_sensitivities(sensitivities, chunk_count(series.size, chunk));
 }
 
@@ -201,7 +201,7 @@ void dcfpa_block(const double* x, std::size_t m, std::size_t k, const GridLaplac
 void lpa(SeriesSpan series, double epsilon, double l1_sensitivity, double* out, Rng& rng,
          const CancelCheck& cancel) {
     require_series("series", series);
-    require_positive("epsilon", epsilon);
+    require_epsilon("epsilon", epsilon);
     require_positive("l1_sensitivity", l1_sensitivity);
     const GridLaplace noise = GridLaplace::mechanism(l1_sensitivity, epsilon, series.size);
     fast_grid_laplace_release(noise, series.data, out, series.size, rng, cancel);
@@ -210,7 +210,7 @@ void lpa(SeriesSpan series, double epsilon, double l1_sensitivity, double* out, 
 void fpa(SeriesSpan series, std::size_t k, double epsilon, double l2_sensitivity, double* out, Rng& rng) {
     require_series("series", series);
     require_k(k, fpa_max_k(series.size), "floor(n/2) + 1 for a series of " + std::to_string(series.size));
-    require_positive("epsilon", epsilon);
+    require_epsilon("epsilon", epsilon);
     require_positive("l2_sensitivity", l2_sensitivity);
     const GridLaplace noise = fpa_mechanism(series.size, k, l2_sensitivity, epsilon);
     fpa_block(series.data, series.size, k, &noise, *real_fft(series.size), out, rng);
@@ -275,7 +275,7 @@ std::vector<KScore> nmse_k_sweep(SeriesSpan series, SeriesMethod method, std::si
     if (method == SeriesMethod::Lpa)
         throw InvalidArgument("method must be fpa, cfpa or dcfpa: lpa has no k");
     require_series("series", series);
-    require_positive("epsilon", epsilon);
+    require_epsilon("epsilon", epsilon);
     if (runs < 1 || runs > 10000)
         throw InvalidArgument("runs must be between 1 and 10000, got " + std::to_string(runs));
     if (is_chunked(method)) {

@@ -146,7 +146,7 @@ SignalGroup& SignalGroup::operator=(const SignalGroup& other) {
 
 SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Padding padding,
                               const std::vector<FeatureBounds>& bounds, const CancelCheck& cancel,
-                              const SignalStorage& storage) {
+                              const SignalStorage& storage, std::uint64_t max_values) {
     check_rows(rows);
     const bool long_rows = rows.feature != nullptr;
     const std::size_t features = long_rows ? rows.features : rows.width;
@@ -220,6 +220,15 @@ SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Paddin
         longest[g] = std::max(longest[g], ++slots.back().rows);
     }
 
+    // Every padded value of the statement, counted before any signal is allocated.
+    std::uint64_t values = 0;
+    for (std::size_t g = 0; g < data.groups.size(); ++g) {
+        const std::uint64_t signal_values = saturating_product(features * data.groups[g].participants.size(),
+                                                               length > 0 ? length : longest[g]);
+        values = signal_values > UINT64_MAX - values ? UINT64_MAX : values + signal_values;
+    }
+    require_within_limit("the number of padded series values", values, "gazepriv.max_series_values",
+                         static_cast<std::int64_t>(std::min<std::uint64_t>(max_values, kMaxSeriesValues)));
     std::vector<double> pad(features, 0.0);
     for (std::size_t f = 0; f < bounds.size(); ++f)
         pad[f] = std::clamp(0.0, bounds[f].lo, bounds[f].hi);

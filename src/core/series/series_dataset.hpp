@@ -106,12 +106,17 @@ struct SeriesDataset {
     bool length_from_data = true;    // the padded length is the longest signal, read from the data
 };
 
+// The most padded values (over all signals of all recordings) assemble_series holds unless told fewer; the
+// glue passes the superuser setting gazepriv.max_series_values.
+constexpr std::uint64_t kMaxSeriesValues = std::uint64_t{1} << 34;
+
 // Groups, orders (duplicate t within a signal is an InvalidArgument), truncates to `length` when it is
 // > 0, pads, fills missing values and clips to the bounds (one per feature, or none).
 SeriesDataset assemble_series(const SeriesRows& rows, std::size_t length, Padding padding,
                               const std::vector<FeatureBounds>& bounds,
                               const CancelCheck& cancel = CancelCheck(),
-                              const SignalStorage& storage = nullptr);
+                              const SignalStorage& storage = nullptr,
+                              std::uint64_t max_values = kMaxSeriesValues);
 
 } // namespace gazepriv::core
 

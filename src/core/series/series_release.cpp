@@ -41,7 +41,7 @@ const char* to_string(ChunkSemantics semantics) {
 }
 
 void check_series_release_config(const SeriesReleaseConfig& config) {
-    require_positive("epsilon", config.epsilon);
+    require_epsilon("epsilon", config.epsilon);
     if (config.method == SeriesMethod::Lpa && config.k != 0)
         throw InvalidArgument("k applies to fpa, cfpa and dcfpa, not to lpa: leave it NULL");
     if (is_chunked(config.method) && config.chunk < 2)
@@ -184,8 +184,9 @@ PreparedSeries prepare_series_release(const SeriesRows& rows, const SeriesReleas
     check_series_release_config(config);
     const std::size_t features = rows.feature != nullptr ? rows.features : rows.width;
     std::vector<FeatureBounds> bounds = expand_bounds(config.bounds, features);
-    PreparedSeries prepared{assemble_series(rows, config.length, Padding::Constant, bounds, cancel, storage),
-                            {}};
+    PreparedSeries prepared{
+        assemble_series(rows, config.length, Padding::Constant, bounds, cancel, storage, config.max_values),
+        {}};
     prepared.plan = plan(config, prepared.data, std::move(bounds));
     return prepared;
 }

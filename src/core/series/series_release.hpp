@@ -57,6 +57,7 @@ struct SeriesReleaseConfig {
     // are bounds. Each clamped value is closer to the truth, which lies in the bounds; the mean of the
     // clamped values is biased toward the middle of the bounds when the truth is near an edge.
     bool clamp = true;
+    std::uint64_t max_values = kMaxSeriesValues; // the glue's gazepriv.max_series_values
 };
 
 // Checks the parameters that need no data (epsilon, k, chunk, bounds for Clipped), so that a bad call

@@ -5,6 +5,7 @@
 #include "core/noise/calibration.hpp"
 #include "core/noise/discrete.hpp"
 #include "core/noise/noise.hpp"
+#include "core/common/validate.hpp"
 #include "pg/boundary/args.hpp"
 #include "pg/boundary/arrays.hpp"
 #include "pg/boundary/backend_rng.hpp"
@@ -33,6 +34,7 @@ GAZEPRIV_FUNCTION(laplace_mechanism) {
     const double value = PG_GETARG_FLOAT8(0);
     const double l1 = PG_GETARG_FLOAT8(1);
     const double epsilon = PG_GETARG_FLOAT8(2);
+    core::require_epsilon("epsilon", epsilon);
     PG_RETURN_FLOAT8(core::GridLaplace::mechanism(l1, epsilon, 1).release(value, pg::backend_rng()));
 }
 
@@ -71,6 +73,7 @@ GAZEPRIV_FUNCTION(laplace_mechanism_array) {
     ArrayType* elements = PG_GETARG_ARRAYTYPE_P(0);
     const double l1 = PG_GETARG_FLOAT8(1);
     const double epsilon = PG_GETARG_FLOAT8(2);
+    core::require_epsilon("epsilon", epsilon);
     const pg::Float8Span in = pg::float8_elements(elements, "elements");
     ArrayType* result = pg::new_float8_array(in.size);
     release_vector(core::GridLaplace::mechanism(l1, epsilon, in.size), in, pg::float8_data(result));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 #include "core/series/exponential_dp.hpp"
 #include "core/series/series_release.hpp"
 #include "pg/boundary/args.hpp"
@@ -22,6 +23,7 @@
 #include "pg/budget/budget.hpp"
 #include "pg/budget/release_cost.hpp"
 #include "pg/boundary/guard.hpp"
+#include "pg/boundary/limits.hpp"
 #include "pg/boundary/memory.hpp"
 #include "pg/series/series_source.hpp"
 
@@ -93,6 +95,13 @@ std::vector<core::FeatureBounds> bounds_of(const DatasetArgs& args) {
     return core::parse_bounds(args.bounds, args.bound_rows, args.bound_columns);
 }
 
+// The public padded length, before anything is read or allocated.
+int32 require_length_limit(int32 length) {
+    core::require_within_limit("length", static_cast<std::uint64_t>(length), "gazepriv.max_series_length",
+                               pg::max_series_length());
+    return length;
+}
+
 core::SeriesReleaseConfig series_config(const DatasetArgs& args) {
     core::SeriesReleaseConfig config;
     config.method = core::parse_series_method(args.method);
@@ -101,9 +110,10 @@ core::SeriesReleaseConfig series_config(const DatasetArgs& args) {
     config.chunk = static_cast<std::size_t>(args.chunk < 0 ? 0 : args.chunk); // checked for cfpa and dcfpa
     config.sensitivity = core::parse_sensitivity_mode(args.sensitivity);
     config.bounds = bounds_of(args);
-    config.length = static_cast<std::size_t>(args.length);
+    config.length = static_cast<std::size_t>(require_length_limit(args.length));
     config.semantics = core::parse_chunk_semantics(args.chunk_semantics);
     config.clamp = args.clamp;
+    config.max_values = static_cast<std::uint64_t>(pg::max_series_values());
     core::check_series_release_config(config);
     return config;
 }
@@ -114,7 +124,8 @@ core::ExponentialDpConfig exponential_config(const DatasetArgs& args) {
     config.variant = core::parse_exponential_dp_variant(args.method);
     config.sensitivity = core::parse_sensitivity_mode(args.sensitivity);
     config.bounds = bounds_of(args);
-    config.length = static_cast<std::size_t>(args.length);
+    config.length = static_cast<std::size_t>(require_length_limit(args.length));
+    config.max_values = static_cast<std::uint64_t>(pg::max_series_values());
     core::check_exponential_dp_config(config);
     return config;
 }
@@ -393,6 +404,11 @@ GAZEPRIV_FUNCTION(series_public_cost) {
     check_series_args(args);
     const std::size_t features = args.bound_rows;
     const std::size_t rows = static_cast<std::size_t>(recordings);
+    // The public shape's values, before its rows of zeros are allocated.
+    core::require_within_limit("the number of padded series values (features x recordings x length)",
+                               core::saturating_product(core::saturating_product(features, rows),
+                                                        static_cast<std::uint64_t>(std::max(args.length, 1))),
+                               "gazepriv.max_series_values", pg::max_series_values());
     pg::SeriesSource source{};
     core::SeriesRows& r = source.rows;
     r.count = rows;

@@ -299,7 +299,7 @@ TEST(SeriesRelease, ConfigErrorsBeforeData) {
         std::string::npos);
     config.epsilon = NAN;
     EXPECT_EQ(invalid_argument_message([&] { check_series_release_config(config); }),
-              "epsilon must be a finite number greater than 0, got NaN");
+              "epsilon must be a finite number of at least 1e-06, got NaN");
     EXPECT_THROW(parse_series_method("cfpa128"), InvalidArgument);
     EXPECT_THROW(parse_sensitivity_mode("exact"), InvalidArgument);
     EXPECT_THROW(parse_chunk_semantics("none"), InvalidArgument);

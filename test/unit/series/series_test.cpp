@@ -216,7 +216,7 @@ TEST(Series, BadArgumentsNameTheParameter) {
     EXPECT_EQ(message([&] { fpa(span(x), 1, 1, 0, y.data(), rng); }),
               "l2_sensitivity must be a finite number greater than 0, got 0");
     EXPECT_EQ(message([&] { lpa(span(x), -1, 1, y.data(), rng); }),
-              "epsilon must be a finite number greater than 0, got -1");
+              "epsilon must be a finite number of at least 1e-06, got -1");
     EXPECT_EQ(message([&] { cfpa(span(x), 1, 1, 1, span(sens), y.data(), rng); }),
               "chunk must be at least 2, got 1");
     EXPECT_EQ(message([&] { cfpa(span(x), 3, 2, 1, span(sens), y.data(), rng); }),
