@@ -69,8 +69,19 @@ COMMENT ON FUNCTION @extschema@.kaleido_publish() IS
     '''clamp_to=XMIN,YMIN,XMAX,YMAX'']) (kaleido_attach writes it). Each inserted sample is released into '
     'the published table in the inserting transaction, in insertion order per stream, continuing the '
     'stream''s state across statements, transactions and sessions: a rolled-back insert rolls back its '
-    'releases and its state together. Streams are locked one by one in a fixed order. Privacy: as '
+    'releases and its state together. Streams are locked in one order; a later statement of a transaction that '
+    'already holds streams fails with 40001 (retry) rather than wait for another''s. Privacy: as '
     'kaleido(), per stream; charges no budget.';
+
+-- Dropping a feed's source drops its stream states (src/pg/kaleido/kaleido_live.cpp).
+CREATE FUNCTION @extschema@._kaleido_forget_dropped() RETURNS event_trigger
+    AS 'MODULE_PATHNAME', 'gazepriv__kaleido_forget_dropped' LANGUAGE C;
+COMMENT ON FUNCTION @extschema@._kaleido_forget_dropped() IS
+    'Internal: event trigger that deletes the kaleido_streams rows of dropped source tables. Privacy: releases '
+    'nothing; the state of a dropped feed is not kept.';
+CREATE EVENT TRIGGER gazepriv_kaleido_forget_dropped ON sql_drop
+    WHEN TAG IN ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
+    EXECUTE FUNCTION @extschema@._kaleido_forget_dropped();
 
 CREATE FUNCTION @extschema@.kaleido_reset(source regclass, stream text DEFAULT NULL) RETURNS bigint
     AS 'MODULE_PATHNAME', 'gazepriv_kaleido_reset' LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -85,7 +96,8 @@ CREATE FUNCTION @extschema@.kaleido_attach(source regclass, published text, stre
                                            t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
                                            max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
                                            t_column name DEFAULT 't_ms', x_column name DEFAULT 'x',
-                                           y_column name DEFAULT 'y', dataset text DEFAULT NULL) RETURNS text
+                                           y_column name DEFAULT 'y', dataset text DEFAULT NULL,
+                                           max_gap float8 DEFAULT NULL) RETURNS text
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     stream_type text;
@@ -98,6 +110,9 @@ DECLARE
 BEGIN
     -- Validates the parameters (ERROR 22023) before anything is created.
     SELECT * INTO cost FROM @extschema@.kaleido_cost(epsilon, w, r, l_thresh, t_skip, h, max_tests);
+    IF max_gap IS NOT NULL AND NOT (max_gap > 0 AND max_gap < 'Infinity'::float8) THEN
+        RAISE EXCEPTION 'max_gap must be a finite number greater than 0, got %', max_gap USING ERRCODE = '22023';
+    END IF;
     -- Citus runs no trigger on a distributed table (and one on a shard could not find the stream's state, kept
     -- on the coordinator): a live feed ingests through a table of the coordinator, whose published table may
     -- be distributed by the stream column.
@@ -157,23 +172,27 @@ BEGIN
     END IF;
     EXECUTE pg_catalog.format(
         'CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS kaleido_new_samples FOR EACH STATEMENT '
-        'EXECUTE FUNCTION @extschema@.kaleido_publish(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L %s %s)',
+        'EXECUTE FUNCTION @extschema@.kaleido_publish(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L %s %s %s)',
         trigger_name, source, 'published=' || qualified, 'stream=' || stream_column,
         't=' || t_column, 'x=' || x_column, 'y=' || y_column, 'epsilon=' || epsilon, 'w=' || w, 'r=' || r,
         't_skip=' || t_skip, 'h=' || h,
         'l_thresh=' || coalesce(l_thresh, r),
         CASE WHEN max_tests IS NULL THEN '' ELSE pg_catalog.format(', %L', 'max_tests=' || max_tests) END,
         CASE WHEN clamp_to IS NULL THEN '' ELSE pg_catalog.format(', %L', 'clamp_to=' ||
-            (clamp_to[1])[0] || ',' || (clamp_to[1])[1] || ',' || (clamp_to[0])[0] || ',' || (clamp_to[0])[1]) END);
+            (clamp_to[1])[0] || ',' || (clamp_to[1])[1] || ',' || (clamp_to[0])[0] || ',' || (clamp_to[0])[1]) END,
+        CASE WHEN max_gap IS NULL THEN '' ELSE pg_catalog.format(', %L', 'max_gap=' || max_gap) END);
     RETURN trigger_name;
 END $$;
 COMMENT ON FUNCTION @extschema@.kaleido_attach(regclass, text, name, float8, integer, float8, float8, float8,
-                                               float8, integer, box, name, name, name, text) IS
+                                               float8, integer, box, name, name, name, text, float8) IS
     'Turns an insert-only table of gaze samples into a live Kaleido feed: validates the parameters, creates '
     'the published table if it does not exist (stream, t_ms, x, y, published, action, epsilon_spent; an '
     'unqualified name is created in the schema of source) and '
-    'the statement-level kaleido_publish trigger on source. Grant other roles SELECT on the published table '
-    'only. Needs the privileges to create a trigger on source. On Citus the source is a plain table of the '
+    'the statement-level kaleido_publish trigger on source. The trigger writes the published table as the '
+    'owner of source: grant devices INSERT on source only, and other roles SELECT on the published table only. '
+    'max_gap (the unit of t_ms) refuses a sample that jumps further after its stream''s last one (22023; the '
+    'statement fails and the stream continues from its committed state); |t_ms| above 2^53 is always refused. '
+    'Needs the privileges to create a trigger on source. On Citus the source is a plain table of the '
     'coordinator (ERROR 0A000 for a Citus table); the published table may be distributed by the stream column. '
     'Privacy: as kaleido(), per stream. With dataset '
     '(curators), the feed''s standing w-event guarantee (epsilon per window) is charged once, before the '

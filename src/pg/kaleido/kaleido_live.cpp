@@ -8,11 +8,13 @@
 // restored; (3) the rows are released in insertion order and written to the published table in chunks;
 // (4) the states are stored back. Everything happens in the inserting transaction, so a rollback undoes
 // the releases and the state together, and a concurrent statement on the same stream waits for the row
-// lock and then continues from the committed state. Locking in one
-// order means two statements cannot deadlock on each other's streams. The state table is read and
+// lock and then continues from the committed state. Each stream also has a transaction lock, taken first in
+// one global order by a transaction's first feed statement and only tried by its later ones (40001 when
+// held elsewhere: retry), so neither statements nor multi-statement transactions deadlock on each other's
+// streams (lock_streams). The state table is read and
 // written as its owner (as PostgreSQL's foreign-key triggers do), so inserting roles need no privilege
-// on it and cannot rewind a stream's budget; the published table is written with the inserting role's
-// own privileges.
+// on it and cannot rewind a stream's budget; the published table is written as the feed's owner (the
+// source table's owner), so inserting roles need INSERT on the source only.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -20,9 +22,11 @@
 #include <type_traits>
 
 #include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 #include "core/kaleido/kaleido.hpp"
 #include "pg/boundary/backend_rng.hpp"
 #include "pg/boundary/guard.hpp"
+#include "pg/boundary/limits.hpp"
 #include "pg/kaleido/kaleido_args.hpp"
 #include "pg/boundary/memory.hpp"
 
@@ -33,9 +37,13 @@ extern "C" {
 #include "catalog/objectaddress.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "commands/event_trigger.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -66,6 +74,7 @@ struct Feed {
     bool clamped = false;
     core::ClampBox box{};
     char* parameters = nullptr; // canonical parameters (palloc'd), compared with the stored ones
+    double max_gap = INFINITY;  // the owner's bound on a jump of t within a stream (max_gap=)
 };
 
 const char* value_of(const char* arg, const char* key) {
@@ -119,11 +128,19 @@ Feed parse_feed(const Trigger* trigger) {
             parse_box(v, f.box);
             f.clamped = known = true;
         }
+        if (const char* v = value_of(arg, "max_gap")) {
+            char* end = nullptr;
+            f.max_gap = std::strtod(v, &end);
+            if (end == v || *end != '\0' || !(f.max_gap > 0) || !std::isfinite(f.max_gap))
+                throw core::InvalidArgument(
+                    std::string("max_gap must be a finite number greater than 0, got \"") + v + "\"");
+            known = true;
+        }
         if (!known)
             throw core::InvalidArgument(
                 std::string("unknown kaleido_publish argument \"") + arg +
                 "\" (expected name=value with published, stream, t, x, y, epsilon, w, r, "
-                "l_thresh, t_skip, h, max_tests, clamp_to)");
+                "l_thresh, t_skip, h, max_tests, clamp_to, max_gap)");
     }
     if (f.published == nullptr || f.stream == nullptr)
         throw core::InvalidArgument("kaleido_publish needs published= and stream= arguments");
@@ -189,6 +206,7 @@ struct StatePlans {
     SPIPlanPtr update = nullptr;
     SPIPlanPtr remove_one = nullptr;
     SPIPlanPtr remove_all = nullptr;
+    SPIPlanPtr count = nullptr;
 };
 StatePlans state_plans;
 
@@ -229,6 +247,9 @@ void prepare_state_plans(const char* schema) {
          "OPERATOR(pg_catalog.=) $2",
          2, key},
         {&state_plans.remove_all, "DELETE FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1", 1,
+         key},
+        {&state_plans.count,
+         "SELECT pg_catalog.count(*) FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1", 1,
          key}};
     for (const Spec& spec : specs)
         if (*spec.plan == nullptr)
@@ -261,8 +282,29 @@ Oid relation_owner(Oid relid) {
 }
 
 // Locks the stream's state row (creating it when new) and restores its state into s.block.
+// The feed's stream-state rows: counted once per statement, when its first new stream is created, and
+// bounded by gazepriv.max_kaleido_streams before each new row is written (issue 14, D3).
+struct StateRows {
+    std::int64_t existing = -1; // -1: not counted yet
+    std::int64_t created = 0;
+};
+
+void require_state_row(Oid source, StateRows& rows) {
+    if (rows.existing < 0) {
+        Datum key[1] = {ObjectIdGetDatum(source)};
+        bool null = false;
+        if (SPI_execute_plan(state_plans.count, key, nullptr, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+            elog(ERROR, "kaleido: could not count the stream states");
+        rows.existing = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null));
+    }
+    core::require_within_limit("the number of streams of this live feed",
+                               static_cast<std::uint64_t>(rows.existing + rows.created + 1),
+                               "gazepriv.max_kaleido_streams", pg::max_kaleido_streams());
+    ++rows.created;
+}
+
 void lock_stream(const core::KaleidoPlan& plan, const Feed& feed, Oid source, const char* source_name,
-                 Stream& s, Oid state_owner) {
+                 Stream& s, Oid state_owner, StateRows& rows) {
     Datum key[2] = {ObjectIdGetDatum(source), PointerGetDatum(cstring_to_text_with_len(s.key, s.key_length))};
     const AsStateOwner as_owner(state_owner);
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -270,6 +312,8 @@ void lock_stream(const core::KaleidoPlan& plan, const Feed& feed, Oid source, co
             elog(ERROR, "kaleido: could not read the stream state");
         if (SPI_processed == 1)
             break;
+        if (attempt == 0)
+            require_state_row(source, rows);
         // A new stream: insert its initial state; a concurrent insert of the same stream wins the race
         // and this one waits for it, then reads its committed row.
         core::kaleido_stream_init(plan, s.block);
@@ -461,6 +505,82 @@ void require_statement_trigger(FunctionCallInfo fcinfo) {
 
 } // namespace
 
+namespace {
+
+// The published table is written as the feed's owner (the source table's owner), so a device needs INSERT on
+// the source only and cannot write "published" rows itself (issue 14, D1).
+void publish_as_owner(SPIPlanPtr insert, const Stream* streams, Pending& p, MemoryContext scratch,
+                      Oid owner) {
+    const AsStateOwner as_owner(owner);
+    flush(insert, streams, p, scratch);
+    as_owner.restore();
+}
+
+// Multi-statement transactions cannot deadlock on streams (issue 14, D4). Each stream has a transaction-level
+// lock (an advisory lock tag of its own space: source, hash of the key), taken before its state row. A
+// transaction's first feed statement takes its locks in one global order (by tag) and may wait; any later
+// statement of the same transaction, which already holds locks it took in an earlier order, only tries: a
+// stream held by another transaction fails the statement with 40001 (serialization_failure; retry the
+// transaction), so no transaction ever waits while holding stream locks out of order, and no cycle forms.
+constexpr uint16 kStreamLockSpace = 0x4b4c; // "KL": not one of PostgreSQL's or Citus's advisory spaces
+LocalTransactionId streams_locked_in = InvalidLocalTransactionId;
+
+struct StreamLock {
+    uint32 hash;
+    int stream;
+};
+
+int compare_stream_locks(const void* a, const void* b) {
+    const uint32 x = static_cast<const StreamLock*>(a)->hash, y = static_cast<const StreamLock*>(b)->hash;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+void lock_streams(Oid source, const Stream* streams, int n_streams) {
+    const bool may_wait = streams_locked_in != MyProc->lxid;
+    StreamLock* order = static_cast<StreamLock*>(palloc(sizeof(StreamLock) * n_streams + 1));
+    for (int i = 0; i < n_streams; ++i)
+        order[i] = {hash_bytes(reinterpret_cast<const unsigned char*>(streams[i].key), streams[i].key_length),
+                    i};
+    qsort(order, n_streams, sizeof(StreamLock), compare_stream_locks);
+    for (int i = 0; i < n_streams; ++i) {
+        CHECK_FOR_INTERRUPTS();
+        LOCKTAG tag;
+        SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, source, order[i].hash, kStreamLockSpace);
+        if (LockAcquire(&tag, ExclusiveLock, false, !may_wait) == LOCKACQUIRE_NOT_AVAIL) {
+            const Stream& s = streams[order[i].stream];
+            ereport(ERROR,
+                    (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+                     errmsg("kaleido: stream \"%.*s\" is held by another transaction, and this transaction "
+                            "already holds streams of an earlier statement",
+                            s.key_length, s.key),
+                     errhint("Retry the transaction; a transaction that inserts into a live feed in one "
+                             "statement never waits.")));
+        }
+    }
+    streams_locked_in = MyProc->lxid;
+    pfree(order);
+}
+
+// One statement touches at most gazepriv.max_kaleido_streams_per_statement streams, counted before any
+// stream's state is allocated or locked (issue 14, D3).
+void require_statement_streams(int streams) {
+    core::require_within_limit(
+        "the number of distinct streams in one statement", static_cast<std::uint64_t>(streams),
+        "gazepriv.max_kaleido_streams_per_statement", pg::max_kaleido_streams_per_statement());
+}
+
+// A sample whose t jumps past the owner's max_gap is refused before the stream's state changes; the statement
+// fails, so the stream continues from its committed state (issue 14, D2).
+void require_within_gap(const Feed& feed, const Stream& stream, double t, const char* source_name) {
+    const double last = static_cast<const core::KaleidoStreamHeader*>(stream.block)->last_t;
+    if (std::isfinite(last) && std::isfinite(t) && t - last > feed.max_gap)
+        throw core::InvalidArgument(
+            std::string("kaleido: a sample of ") + source_name + " jumps " + core::format_number(t - last) +
+            " after the last one, more than max_gap " + core::format_number(feed.max_gap));
+}
+
+} // namespace
+
 GAZEPRIV_FUNCTION(kaleido_publish) {
     require_statement_trigger(fcinfo);
     TriggerData* td = reinterpret_cast<TriggerData*>(fcinfo->context);
@@ -475,6 +595,7 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
     const Oid schema = get_func_namespace(fcinfo->flinfo->fn_oid);
     const char* schema_name = quote_identifier(get_namespace_name(schema));
     const Oid state_owner = relation_owner(get_relname_relid("kaleido_streams", schema));
+    const Oid feed_owner = relation_owner(source);
 
     if (SPI_connect() != SPI_OK_CONNECT || SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
         elog(ERROR, "kaleido: could not connect to SPI");
@@ -500,6 +621,10 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
             keys[r] = {VARDATA_ANY(k), static_cast<int>(VARSIZE_ANY_EXHDR(k))};
         }
         qsort(keys, n, sizeof(KeyRef), compare_key_refs);
+        int distinct = 0;
+        for (int r = 0; r < n; ++r)
+            distinct += r == 0 || compare_key_refs(&keys[r - 1], &keys[r]) != 0;
+        require_statement_streams(distinct);
         streams = static_cast<Stream*>(palloc(sizeof(Stream) * n + 1));
         for (int r = 0; r < n; ++r)
             if (r == 0 || compare_key_refs(&keys[r - 1], &keys[r]) != 0)
@@ -508,6 +633,7 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
         if (SPI_execute_plan(plans.streams, nullptr, nullptr, true, 0) != SPI_OK_SELECT)
             elog(ERROR, "kaleido: could not read the inserted samples");
         n_streams = static_cast<int>(SPI_processed);
+        require_statement_streams(n_streams);
         streams = static_cast<Stream*>(palloc(sizeof(Stream) * n_streams + 1));
         for (int i = 0; i < n_streams; ++i) {
             bool null = false;
@@ -520,9 +646,12 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
         SPI_freetuptable(SPI_tuptable);
     }
 
-    // (2) Lock and restore every stream, in that order.
+    // (2) Take the streams' transaction locks (one order across the transaction, see lock_streams), then lock
+    // and restore every stream's state row, in key order.
+    lock_streams(source, streams, n_streams);
+    StateRows state_rows;
     for (int i = 0; i < n_streams; ++i)
-        lock_stream(plan, feed, source, source_name, streams[i], state_owner);
+        lock_stream(plan, feed, source, source_name, streams[i], state_owner, state_rows);
 
     // (3) Release the samples in insertion order.
     const MemoryContext scratch =
@@ -552,6 +681,7 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
             const int s =
                 find_stream(streams, n_streams, VARDATA_ANY(k), static_cast<int>(VARSIZE_ANY_EXHDR(k)));
             const double t = DatumGetFloat8(v[1]);
+            require_within_gap(feed, streams[s], t, source_name);
             const core::KaleidoOutput o =
                 core::kaleido_step(plan, streams[s].block, t, null[2] ? NAN : DatumGetFloat8(v[2]),
                                    null[3] ? NAN : DatumGetFloat8(v[3]), rng);
@@ -565,7 +695,7 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
             pending.action[at] = o.action;
             pending.spent[at] = o.epsilon_spent;
             if (pending.n == kChunkRows)
-                flush(plans.publish, streams, pending, scratch);
+                publish_as_owner(plans.publish, streams, pending, scratch, feed_owner);
         }
         SPI_freetuptable(batch);
         if (n < kChunkRows)
@@ -575,7 +705,7 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
         n = static_cast<int>(SPI_processed);
     }
     SPI_cursor_close(rows);
-    flush(plans.publish, streams, pending, scratch);
+    publish_as_owner(plans.publish, streams, pending, scratch, feed_owner);
 
     // (4) Store the states.
     for (int i = 0; i < n_streams; ++i)
@@ -608,4 +738,32 @@ GAZEPRIV_FUNCTION(kaleido_reset) {
     const std::int64_t forgotten = static_cast<std::int64_t>(SPI_processed);
     SPI_finish();
     PG_RETURN_INT64(forgotten);
+}
+
+// Event trigger on sql_drop: the state of every live feed whose source table was dropped goes with it, so
+// dropped feeds leave no rows behind (issue 14, D3). Runs as the state table's owner, like the trigger.
+GAZEPRIV_FUNCTION(_kaleido_forget_dropped) {
+    if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                        errmsg("_kaleido_forget_dropped() must be called as an event trigger")));
+    const Oid schema = get_func_namespace(fcinfo->flinfo->fn_oid);
+    const Oid state_table = get_relname_relid("kaleido_streams", schema);
+    if (state_table == InvalidOid) // the extension itself is being dropped
+        PG_RETURN_NULL();
+    char sql[512];
+    snprintf(
+        sql, sizeof sql,
+        "DELETE FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT "
+        "d.objid::pg_catalog.regclass FROM pg_catalog.pg_event_trigger_dropped_objects() d WHERE d.classid "
+        "OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid "
+        "OPERATOR(pg_catalog.=) 0))",
+        quote_identifier(get_namespace_name(schema)));
+    if (SPI_connect() != SPI_OK_CONNECT)
+        elog(ERROR, "kaleido: could not connect to SPI");
+    const AsStateOwner as_owner(relation_owner(state_table));
+    if (SPI_execute(sql, false, 0) != SPI_OK_DELETE)
+        elog(ERROR, "kaleido: could not forget the state of dropped feeds");
+    as_owner.restore();
+    SPI_finish();
+    PG_RETURN_NULL();
 }
