@@ -25,7 +25,7 @@ SELECT * FROM gazepriv.preview_cost('gaze', 0.3);
 SELECT gazepriv_test.error_of($$SELECT gazepriv.release_count('gaze', 0.3)$$);
 SELECT gazepriv.release_count('gaze', 0.25) IS NOT NULL AS last_quarter;
 SELECT basic_epsilon_spent, epsilon_remaining, releases FROM gazepriv.budget_status WHERE dataset = 'gaze';
-SELECT gazepriv_test.error_of($$SELECT gazepriv.release_count('gaze', 1e-9)$$);
+SELECT gazepriv_test.error_of($$SELECT gazepriv.release_count('gaze', 1e-6)$$);
 RESET ROLE;
 
 -- No budget, revoked budget, unknown dataset, bad epsilon.

@@ -1037,8 +1037,8 @@ DECLARE
     d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, 'dp');
     plan @extschema@._release_plan;
 BEGIN
-    IF epsilon IS NULL OR epsilon = 'NaN' OR epsilon <= 0 OR epsilon = 'Infinity' THEN  -- NaN > 0 in SQL
-        RAISE EXCEPTION 'epsilon must be a finite number greater than 0, got %', epsilon USING ERRCODE = '22023';
+    IF epsilon IS NULL OR epsilon = 'NaN' OR epsilon < 1e-6 OR epsilon = 'Infinity' THEN  -- NaN > 0 in SQL
+        RAISE EXCEPTION 'epsilon must be a finite number of at least 1e-06, got %', epsilon USING ERRCODE = '22023';
     END IF;
     IF stimulus IS NOT NULL AND d.stimulus_column IS NULL THEN
         RAISE EXCEPTION 'dataset "%" has no stimulus column', dataset USING ERRCODE = '22023';

@@ -22,10 +22,10 @@ GazeGrid make_grid(std::int64_t width, std::int64_t height, std::int64_t cell_si
     grid.rows = static_cast<std::int32_t>((height + cell_size - 1) / cell_size);
     const std::int64_t limit = std::min(max_cells, kMaxHeatmapCells);
     if (grid.cells() > limit)
-        throw InvalidArgument("a " + std::to_string(width) + " x " + std::to_string(height) + " grid of " +
-                              std::to_string(cell_size) + " px cells has " + std::to_string(grid.cells()) +
-                              " cells, more than the limit of " + std::to_string(limit) +
-                              " (setting gazepriv.max_heatmap_cells); use a larger cell_size");
+        throw LimitExceeded("a " + std::to_string(width) + " x " + std::to_string(height) + " grid of " +
+                            std::to_string(cell_size) + " px cells has " + std::to_string(grid.cells()) +
+                            " cells, more than the limit of " + std::to_string(limit) +
+                            " (setting gazepriv.max_heatmap_cells); use a larger cell_size");
     return grid;
 }
 

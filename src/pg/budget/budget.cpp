@@ -205,6 +205,10 @@ std::int64_t charge_budget(const Charge& charge, unsigned int role) {
     if (std::isnan(charge.rho) || std::isinf(charge.rho))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("rho must be a finite number of at least 0, got %g", charge.rho)));
+    // Without a rho the zCDP accounting charges epsilon^2 / 2: it must be finite too, or the worker fails.
+    if (charge.rho < 0 && !std::isfinite(charge.epsilon * charge.epsilon / 2))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("epsilon %g is too large to account for", charge.epsilon)));
     if (!(charge.sampler_distance >= 0 && charge.sampler_distance < 1))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("the sampler distance must be at least 0 and below 1, got %g",

@@ -16,7 +16,7 @@ void define_heatmap_settings() {
     DefineCustomIntVariable(
         "gazepriv.max_heatmap_cells", "The most cells a heatmap grid may have.",
         "A heatmap of r cells draws r noise values and holds r float8 values; grids above the limit are "
-        "refused (ERROR 22023) before any row is read. Raise it for very large maps, or use a larger "
+        "refused (ERROR 54000) before any row is read. Raise it for very large maps, or use a larger "
         "cell_size. Superuser-only: it bounds the memory an analyst's release may take.",
         &max_cells_setting, 8388608, 1, static_cast<int>(core::kMaxHeatmapCells), PGC_SUSET, 0, nullptr,
         nullptr, nullptr);

@@ -89,7 +89,7 @@ TEST(GazeGrid, CellsDropPointsOutsideNaNAndInfinity) {
     EXPECT_EQ(g.cell_of(-INFINITY, 1), -1);
     EXPECT_THROW(make_grid(0, 5, 1, kMaxHeatmapCells), InvalidArgument);
     EXPECT_THROW(make_grid(5, 5, 0, kMaxHeatmapCells), InvalidArgument);
-    EXPECT_THROW(make_grid(100, 100, 1, 9999), InvalidArgument); // the cell limit
+    EXPECT_THROW(make_grid(100, 100, 1, 9999), LimitExceeded); // the cell limit
     EXPECT_NO_THROW(make_grid(100, 100, 1, 10000));
 }
 
