@@ -186,7 +186,7 @@ SELECT abs(sqrt(avg((v - 0.5) ^ 2)) / (SELECT noise_sd FROM gazepriv.series_accu
 FROM generate_series(1, 40) g,
      gazepriv.release_series('series_noise', 'fpa', 2 + 0 * g, k => 1, bounds => ARRAY[0, 1], clamp => false) r,
      unnest(r.series) v;
--- Hostile arguments are refused, and huge shapes cost a bounded calculation.
+-- Hostile arguments are refused; a shape beyond gazepriv.max_series_length is 54000 before any calculation.
 SELECT count(*) AS rows FROM gazepriv.series_accuracy('dcfpa', 1, 1000000000, 2000000000, ARRAY[[0, 1]], 2000000000);
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.series_accuracy('fft', 1, 1, 16, ARRAY[[0, 1]], 64)$$,
