@@ -383,12 +383,11 @@ GAZEPRIV_FUNCTION(exponential_dp_cost) {
     return dataset_function(fcinfo, Kind::ExponentialDp, false);
 }
 
-// series_public_cost(method, epsilon, k, chunk, bounds, length, recordings): what release_series costs on any
-// data of a public shape (that many recordings per participant, signals of the public length, one feature per
-// row of bounds), computed by the same plan over one participant of zeros: the cost of an analyst's release
-// from its policy, before any row is read.
-GAZEPRIV_FUNCTION(series_public_cost) {
-    pg::require_not_null(fcinfo, {"method", "epsilon", nullptr, "chunk", "bounds", "length", "recordings"});
+namespace {
+
+// The arguments (method, epsilon, k, chunk, bounds, length) that series_public_cost and series_accuracy
+// share: a strict release (clipped sensitivity, participant-level accounting) of a public shape.
+DatasetArgs public_shape_args(FunctionCallInfo fcinfo) {
     DatasetArgs args{};
     args.method = pg::text_arg(fcinfo, 0);
     args.epsilon = PG_GETARG_FLOAT8(1);
@@ -398,9 +397,21 @@ GAZEPRIV_FUNCTION(series_public_cost) {
     read_bounds(fcinfo, 4, &args);
     args.length = optional_positive(fcinfo, 5, "length");
     args.chunk_semantics = "participant";
-    const int32 recordings = optional_positive(fcinfo, 6, "recordings");
     if (args.bound_columns != 2 || args.bound_rows < 1)
         throw core::InvalidArgument("bounds must hold one [lower, upper] row per feature");
+    return args;
+}
+
+} // namespace
+
+// series_public_cost(method, epsilon, k, chunk, bounds, length, recordings): what release_series costs on any
+// data of a public shape (that many recordings per participant, signals of the public length, one feature per
+// row of bounds), computed by the same plan over one participant of zeros: the cost of an analyst's release
+// from its policy, before any row is read.
+GAZEPRIV_FUNCTION(series_public_cost) {
+    pg::require_not_null(fcinfo, {"method", "epsilon", nullptr, "chunk", "bounds", "length", "recordings"});
+    DatasetArgs args = public_shape_args(fcinfo);
+    const int32 recordings = optional_positive(fcinfo, 6, "recordings");
     check_series_args(args);
     const std::size_t features = args.bound_rows;
     const std::size_t rows = static_cast<std::size_t>(recordings);
@@ -558,18 +569,8 @@ void run_series_accuracy(const DatasetArgs& args, double confidence, AccuracyRow
 
 GAZEPRIV_FUNCTION(series_accuracy) {
     pg::require_not_null(fcinfo, {"method", "epsilon", nullptr, "chunk", "bounds", "length", "confidence"});
-    DatasetArgs args{};
-    args.method = pg::text_arg(fcinfo, 0);
-    args.epsilon = PG_GETARG_FLOAT8(1);
-    args.k = optional_positive(fcinfo, 2, "k");
-    args.chunk = PG_GETARG_INT32(3);
-    args.sensitivity = "clipped";
-    read_bounds(fcinfo, 4, &args);
-    args.length = optional_positive(fcinfo, 5, "length");
-    args.chunk_semantics = "participant";
+    DatasetArgs args = public_shape_args(fcinfo);
     const double confidence = PG_GETARG_FLOAT8(6);
-    if (args.bound_columns != 2 || args.bound_rows < 1)
-        throw core::InvalidArgument("bounds must hold one [lower, upper] row per feature");
     AccuracyRows rows;
     run_series_accuracy(args, confidence, &rows);
 
