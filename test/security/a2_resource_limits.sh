@@ -17,16 +17,6 @@ SELECT gazepriv.register_dataset('windows', 'public.windows', 'participant', tas
 SELECT gazepriv.grant_budget('windows', 'analyst_a', 100, 0, accounting => 'basic');
 SELECT gazepriv.set_release_policy('windows', 'series', '{"methods": ["lpa", "fpa", "cfpa"], "recordings": ["read", "walk"]}');
 SQL
-# peak ROLE SQL: "SQLSTATE peak-kB" of SQL as ROLE, the peak resident size of its backend.
-peak() {
-    "$BIN/psql" -X -q -At -U "$1" -v VERBOSITY=sqlstate <<SQL 2>&1 | sed -n 's/^ERROR:  *//p; s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' | paste -sd' '
-SELECT pg_backend_pid() AS pid \gset
-$2;
-\setenv GAZEPRIV_BACKEND :pid
-\! grep VmHWM /proc/\$GAZEPRIV_BACKEND/status
-SQL
-}
-under_1gb() { awk '{ print $1, ($2 != "" && $2 < 1048576 ? "under 1 GB" : "over 1 GB or unmeasured: " $2 " kB") }'; }
 check "an analyst's length other than the registered one is refused (the policy fixes it)" \
     "$(sqlstate analyst_a "SELECT count(*) FROM gazepriv.release_feature_series('windows', 'lpa', 1, length => 130150523)")" 42501
 # A curator registers the public length 130150523: its series policy is refused before anything is

@@ -5,17 +5,7 @@
 # anything is allocated or written), and dropping the source drops its state.
 . "$(dirname "$0")/roles_and_data.bash"
 . "$(dirname "$0")/live_feed.bash"
-BIN=$("$PG_CONFIG" --bindir)
 attach_feed
-peak() {
-    "$BIN/psql" -X -q -At -U "$1" -v VERBOSITY=sqlstate <<SQL 2>&1 | sed -n 's/^ERROR:  *//p; s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' | paste -sd' '
-SELECT pg_backend_pid() AS pid \gset
-$2;
-\setenv GAZEPRIV_BACKEND :pid
-\! grep VmHWM /proc/\$GAZEPRIV_BACKEND/status
-SQL
-}
-under_1gb() { awk '{ print $1, ($2 != "" && $2 < 1048576 ? "under 1 GB" : "over 1 GB or unmeasured: " $2 " kB") }'; }
 for n in 100000 300000; do
     check "one INSERT of $n distinct streams: 54000, backend under 1 GB" \
         "$(peak device "INSERT INTO sandbox_curator_a.gaze SELECT i::text, 0, 0.5, 0.5 FROM generate_series(1, $n) i" | under_1gb)" \

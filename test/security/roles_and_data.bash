@@ -46,6 +46,18 @@ try_as() {
     shift
     "$BIN/psql" -X -q -At -U "$role" "$@" 2>&1 | sed '/^$/d; s/^/    (setup) /' || true
 }
+# peak ROLE SQL: "SQLSTATE peak-kB" of SQL as ROLE, the peak resident size of its backend.
+peak() {
+    "$BIN/psql" -X -q -At -U "$1" -v VERBOSITY=sqlstate <<SQL 2>&1 | sed -n 's/^ERROR:  *//p; s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' | paste -sd' '
+SELECT pg_backend_pid() AS pid \gset
+$2;
+\setenv GAZEPRIV_BACKEND :pid
+\! grep VmHWM /proc/\$GAZEPRIV_BACKEND/status
+SQL
+}
+# ... | under_1gb: "SQLSTATE under 1 GB" when the measured peak stayed under 1 GB.
+under_1gb() { awk '{ print $1, ($2 != "" && $2 < 1048576 ? "under 1 GB" : "over 1 GB or unmeasured: " $2 " kB") }'; }
+
 finish() {
     check "no role other than postgres is a superuser" \
         "$(psql -At -c "SELECT string_agg(rolname, ',') FROM pg_roles WHERE rolsuper AND rolname <> 'postgres'")" ""
