@@ -123,6 +123,41 @@ Datum column(int c, bool* isnull) {
     return SPI_datumTransfer(value, by_value, length);
 }
 
+// Runs query as role and returns column 1 of its one row (ERROR `failure` when it returns anything else).
+Datum one_value_as(Oid role, const char* query, int count, Oid* types, Datum* values, const char* nulls,
+                   bool read_only, const char* failure, bool* isnull) {
+    const pg::RoleSwitch saved = pg::switch_role(role);
+    if (SPI_execute_with_args(query, count, types, values, nulls, read_only, 0) != SPI_OK_SELECT ||
+        SPI_processed != 1)
+        elog(ERROR, "%s", failure);
+    const Datum value = column(1, isnull);
+    pg::restore_role(saved);
+    return value;
+}
+
+// The call's own arguments behind one leading argument $1 (the caller for the plan, the name for the
+// request).
+struct QueryArguments {
+    Oid* types;
+    Datum* values;
+    char* nulls;
+};
+QueryArguments behind(Oid type, Datum value, const Arguments& args) {
+    QueryArguments q{static_cast<Oid*>(palloc(sizeof(Oid) * (args.count + 1))),
+                     static_cast<Datum*>(palloc(sizeof(Datum) * (args.count + 1))),
+                     static_cast<char*>(palloc(args.count + 2))};
+    q.types[0] = type;
+    q.values[0] = value;
+    q.nulls[0] = ' ';
+    for (int i = 0; i < args.count; ++i) {
+        q.types[i + 1] = args.types[i];
+        q.values[i + 1] = args.values[i];
+        q.nulls[i + 1] = args.nulls[i];
+    }
+    q.nulls[args.count + 1] = '\0';
+    return q;
+}
+
 const char* text_column(int c, const char* what) {
     bool isnull;
     const Datum value = column(c, &isnull);
@@ -139,23 +174,12 @@ double float_column(int c) {
 
 // Step 2, as the catalog's owner.
 ReleasePlan make_plan(const Function& f, Oid caller, const Arguments& args) {
-    Oid* types = static_cast<Oid*>(palloc(sizeof(Oid) * (args.count + 1)));
-    Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (args.count + 1)));
-    char* nulls = static_cast<char*>(palloc(args.count + 2));
-    types[0] = REGROLEOID;
-    values[0] = ObjectIdGetDatum(caller);
-    nulls[0] = ' ';
-    for (int i = 0; i < args.count; ++i) {
-        types[i + 1] = args.types[i];
-        values[i + 1] = args.values[i];
-        nulls[i + 1] = args.nulls[i];
-    }
-    nulls[args.count + 1] = '\0';
+    const QueryArguments q = behind(REGROLEOID, ObjectIdGetDatum(caller), args);
     const char* query =
         psprintf("SELECT * FROM %s.%s(%s)", pg::catalog_schema(),
                  quote_identifier(psprintf("_plan_%s", f.name)), placeholders(1, args.count + 1));
     const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
-    if (SPI_execute_with_args(query, args.count + 1, types, values, nulls, true, 1) != SPI_OK_SELECT ||
+    if (SPI_execute_with_args(query, args.count + 1, q.types, q.values, q.nulls, true, 1) != SPI_OK_SELECT ||
         SPI_processed != 1 || SPI_tuptable->tupdesc->natts != kPlanColumns)
         elog(ERROR, "%s did not return a release plan", query);
     ReleasePlan plan{};
@@ -194,29 +218,13 @@ void add_secret(Arguments* args, Datum secret) {
 // The call itself, {"function": name, "arguments": [...]}: with the charged parameters, what makes two
 // releases the same (read as the catalog's owner, with floats printed exactly).
 Datum request_of(const Function& f, const Arguments& args) {
-    Oid* types = static_cast<Oid*>(palloc(sizeof(Oid) * (args.count + 1)));
-    Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (args.count + 1)));
-    char* nulls = static_cast<char*>(palloc(args.count + 2));
-    types[0] = TEXTOID;
-    values[0] = CStringGetTextDatum(f.name);
-    nulls[0] = ' ';
-    for (int i = 0; i < args.count; ++i) {
-        types[i + 1] = args.types[i];
-        values[i + 1] = args.values[i];
-        nulls[i + 1] = args.nulls[i];
-    }
-    nulls[args.count + 1] = '\0';
+    const QueryArguments q = behind(TEXTOID, CStringGetTextDatum(f.name), args);
     const char* query = psprintf(
         "SELECT pg_catalog.jsonb_build_object('function', $1, 'arguments', pg_catalog.jsonb_build_array(%s))",
         placeholders(2, args.count));
-    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
-    if (SPI_execute_with_args(query, args.count + 1, types, values, nulls, true, 1) != SPI_OK_SELECT ||
-        SPI_processed != 1)
-        elog(ERROR, "describing the release call failed");
     bool isnull;
-    const Datum request = column(1, &isnull);
-    pg::restore_role(saved);
-    return request;
+    return one_value_as(pg::catalog_owner(), query, args.count + 1, q.types, q.values, q.nulls, true,
+                        "describing the release call failed", &isnull);
 }
 
 // Step 3: the caller's stored release of the same call within the freshness window, or 0.
@@ -229,15 +237,10 @@ Datum repeat(const ReleasePlan& plan, Oid caller, Datum request) {
         request};
     const char* query =
         psprintf("SELECT %s._repeat_release($1, $2, $3, $4::jsonb, $5)", pg::catalog_schema());
-    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
     // Not read-only: a fresh snapshot sees the release stored by an earlier call of the same statement.
-    if (SPI_execute_with_args(query, 5, types, values, nullptr, false, 1) != SPI_OK_SELECT ||
-        SPI_processed != 1)
-        elog(ERROR, "looking up a stored release failed");
     bool isnull;
-    const Datum stored = column(1, &isnull);
-    pg::restore_role(saved);
-    return stored;
+    return one_value_as(pg::catalog_owner(), query, 5, types, values, nullptr, false,
+                        "looking up a stored release failed", &isnull);
 }
 
 // Step 4: the release's rows as one jsonb array of objects (a function of one value: [{"value": ...}]).
@@ -250,15 +253,9 @@ Datum run_release(const Function& f, const ReleasePlan& plan, const Arguments& a
                   "SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('value', r.v)), '[]') "
                   "FROM (%s) r(v)",
                   plan.query);
-    const pg::RoleSwitch saved = pg::switch_role(plan.reader);
-    if (SPI_execute_with_args(query, args.count + 1, args.types, args.values, args.nulls, false, 0) !=
-            SPI_OK_SELECT ||
-        SPI_processed != 1)
-        elog(ERROR, "the release query did not run");
     bool isnull;
-    const Datum rows = column(1, &isnull);
-    pg::restore_role(saved);
-    return rows;
+    return one_value_as(plan.reader, query, args.count + 1, args.types, args.values, args.nulls, false,
+                        "the release query did not run", &isnull);
 }
 
 // Step 5: stores a release and returns what is stored (for a served-once release, a concurrent first
@@ -277,14 +274,9 @@ Datum store(const ReleasePlan& plan, Oid caller, std::int64_t ledger_id, Datum r
     const char nulls[9] = {' ', ' ', plan.served_once != nullptr ? ' ' : 'n', ' ', ' ', ' ', ' ', ' ', '\0'};
     const char* query =
         psprintf("SELECT %s._store_release($1, $2, $3, $4, $5::jsonb, $6, $7, $8)", pg::catalog_schema());
-    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
-    if (SPI_execute_with_args(query, 8, types, values, nulls, false, 1) != SPI_OK_SELECT ||
-        SPI_processed != 1)
-        elog(ERROR, "storing the release failed");
     bool isnull;
-    const Datum stored = column(1, &isnull);
-    pg::restore_role(saved);
-    return stored;
+    return one_value_as(pg::catalog_owner(), query, 8, types, values, nulls, false,
+                        "storing the release failed", &isnull);
 }
 
 // The stored rows as the function's result rows (read as the caller, with the settings pinned).
@@ -320,13 +312,8 @@ Datum emit_stored_value(const Function& f, Datum rows, bool* isnull) {
                                  format_type_be_qualified(f.result_type));
     Oid types[1] = {JSONBOID};
     Datum values[1] = {rows};
-    const pg::RoleSwitch saved = pg::switch_role(pg::calling_role());
-    if (SPI_execute_with_args(query, 1, types, values, nullptr, true, 0) != SPI_OK_SELECT ||
-        SPI_processed != 1)
-        elog(ERROR, "the stored release is not one value");
-    const Datum value = column(1, isnull);
-    pg::restore_role(saved);
-    return value;
+    return one_value_as(pg::calling_role(), query, 1, types, values, nullptr, true,
+                        "the stored release is not one value", isnull);
 }
 
 } // namespace
