@@ -25,7 +25,10 @@ SELECT (SELECT array_agg(value ORDER BY value) FROM ann_counts)
 SELECT ledger_id = (SELECT max(id) FROM gazepriv.my_ledger) AS last_release_has_its_ledger_id, role, dataset,
        mechanism, function, result_rows, served_once
 FROM gazepriv.my_releases ORDER BY ledger_id DESC LIMIT 1;
-SELECT stimulus, epsilon, noise_scale FROM gazepriv.my_released_counts WHERE dataset = 'store' LIMIT 1;
+-- Each count carries its accuracy: the discrete Laplace noise's sd and 95 % interval at epsilon 0.5.
+SELECT stimulus, epsilon, noise_scale, round(noise_sd::numeric, 4) AS noise_sd, count - ci_low AS below,
+       ci_high - count AS above
+FROM gazepriv.my_released_counts WHERE dataset = 'store' LIMIT 1;
 RESET ROLE;
 
 -- The curator sets a window: a dashboard repeating the same call 100 times is charged once and reads the
@@ -51,7 +54,9 @@ SELECT (SELECT array_agg(value ORDER BY y, x) FROM gazepriv.my_heatmap_cells)
                                                                                                cell_size => 20))) c)
        AS cells_are_the_release,
        (SELECT count(*) FROM gazepriv.my_heatmap_cells) AS cells;
-SELECT DISTINCT stimulus, cell_size, mechanism, epsilon, delta, sigma > 0 AS has_sigma FROM gazepriv.my_heatmap_cells;
+SELECT DISTINCT stimulus, cell_size, mechanism, epsilon, delta, sigma > 0 AS has_sigma, noise_sd = sigma AS sd_is_sigma,
+       round((ci_high - value)::numeric, 9) = round((value - ci_low)::numeric, 9) AS symmetric_interval
+FROM gazepriv.my_heatmap_cells;
 RESET ROLE;
 
 -- Another analyst sees none of it, and its own repeat is its own release.

@@ -61,6 +61,28 @@ FROM (SELECT (SELECT count(*) FROM unnest((m).values) v
               WHERE v > gazepriv.heatmap_significance_threshold(m)) AS marked
       FROM (SELECT gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1)) AS m
             FROM hm_stimulus, generate_series(1, 40)) maps) s;
+-- The accuracy every released map carries (heatmap_accuracy): on the all-zero truth, value +- half_width must
+-- hold 0 in at least 95% of the cells. Unblurred, the half-width is the smallest for the integer noise (a whole
+-- number of counts / n), so over 4800 cells the coverage is 95% within sampling error (sd 0.3 points) plus at
+-- most one lattice point's mass (here sigma is 258 counts: negligible); blurred, a valid bound.
+SELECT a.exact, round((a.noise_sd / (released).sigma)::numeric, 6) AS sd_is_sigma,
+       a.half_width * (released).n = round(a.half_width * (released).n) AS whole_counts,
+       (SELECT count(*) FILTER (WHERE abs(v) <= a.half_width)::float8 / count(*) FROM unnest((released).values) v)
+           BETWEEN 0.94 AND 0.96 AS covers_95
+FROM hm_noise, gazepriv.heatmap_accuracy(released) a;
+SELECT a.exact, round((a.noise_sd * 6 * sqrt(pi()) / (blurred).sigma)::numeric, 2) AS sd_times_kernel,
+       (SELECT count(*) FILTER (WHERE abs(v) <= a.half_width)::float8 / count(*) FROM unnest((blurred).values) v)
+           >= 0.95 AS covers_at_least_95
+FROM hm_noise, gazepriv.heatmap_accuracy(blurred) a;
+SELECT a.exact, (SELECT count(*) FILTER (WHERE abs(v) <= a.half_width)::float8 / count(*) FROM unnest((m).values) v)
+           BETWEEN 0.94 AND 0.96 AS laplace_covers_95
+FROM (SELECT gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1, mechanism => 'laplace')) AS m FROM hm_stimulus) l,
+     gazepriv.heatmap_accuracy(m, 0.95) a;
+SELECT (gazepriv.heatmap_accuracy(zero)).* FROM hm_stimulus;
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.heatmap_accuracy(released, 1) FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_accuracy(released, 'NaN') FROM hm_noise$$,
+    $$SELECT gazepriv.heatmap_accuracy(released, NULL) FROM hm_noise$$]) q;
 RESET gazepriv.seed;
 -- Bad pictures and options: clear SQLSTATEs, never a crash.
 SET gazepriv.max_stimulus_pixels = 1000;

@@ -296,6 +296,18 @@ COMMENT ON FUNCTION @extschema@.heatmap_significance_threshold(@extschema@.heatm
     'significance (per_cell). 22023 for an exact map or a blurred Laplace map. Privacy: a function of public '
     'parameters, free.';
 
+CREATE FUNCTION @extschema@.heatmap_accuracy(heatmap @extschema@.heatmap, confidence float8 DEFAULT 0.95,
+                                             OUT noise_sd float8, OUT half_width float8, OUT exact boolean)
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_accuracy' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_accuracy(@extschema@.heatmap, float8) IS
+    'The accuracy of every cell of a released map, from its public fields: noise_sd (after the map''s blur) and '
+    'half_width, so that value +- half_width holds the cell''s exact capped value / n with the given confidence. '
+    'exact: half_width is the smallest such value (an unblurred map: the discrete Gaussian or discrete Laplace '
+    'noise on the capped sums, in steps of 1 / n); otherwise a valid but wider bound (blurred Gaussian: the '
+    'sub-Gaussian tail sd sqrt(2 ln(2 / (1 - confidence))); blurred Laplace: Chebyshev sd / sqrt(1 - '
+    'confidence)). Clamping (heatmap_clamp) keeps the interval valid. An exact map (mechanism none) has 0 and 0. '
+    '22023 for a confidence outside (0, 1); 22004 for NULL. Privacy: public parameters only, free.';
+
 CREATE FUNCTION @extschema@.heatmap_mse(a @extschema@.heatmap, b @extschema@.heatmap) RETURNS float8
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_mse' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.heatmap_mse(@extschema@.heatmap, @extschema@.heatmap) IS

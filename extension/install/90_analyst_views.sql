@@ -68,25 +68,30 @@ COMMENT ON VIEW @extschema@.my_release_rows IS
 
 CREATE VIEW @extschema@.my_released_counts WITH (security_barrier) AS
 SELECT r.ledger_id, r.stored_at, r.dataset, (r.request #>> '{arguments,2}')::int8 AS stimulus,
-       (r.request #>> '{arguments,1}')::float8 AS epsilon, 1 / (r.request #>> '{arguments,1}')::float8 AS noise_scale,
-       (r.result #>> '{0,value}')::int8 AS count
-FROM @extschema@.releases r
+       c.epsilon, 1 / c.epsilon AS noise_scale, c.count, a.noise_sd, c.count - a.half_width AS ci_low,
+       c.count + a.half_width AS ci_high
+FROM @extschema@.releases r,
+     LATERAL (SELECT (r.request #>> '{arguments,1}')::float8 AS epsilon, (r.result #>> '{0,value}')::int8 AS count) c,
+     LATERAL @extschema@.noise_accuracy('discrete_laplace', 1 / c.epsilon, 0.95) a
 WHERE r.request ->> 'function' = 'release_count' AND pg_catalog.pg_has_role(r.role, 'MEMBER');
 COMMENT ON VIEW @extschema@.my_released_counts IS
-    'The caller''s stored release_count results: the noisy count with its epsilon and the scale of its discrete '
-    'Laplace noise (1/epsilon). Privacy: released values only; free to read.';
+    'The caller''s stored release_count results: the noisy count with its epsilon, the scale of its discrete '
+    'Laplace noise (1/epsilon), the noise''s sd and the 95 % interval [ci_low, ci_high] that holds the exact count '
+    'with probability >= 0.95 (noise_accuracy). Privacy: released values only; free to read.';
 
 CREATE VIEW @extschema@.my_heatmap_cells WITH (security_barrier) AS
 SELECT r.ledger_id, r.stored_at, r.dataset, (r.request #>> '{arguments,1}')::int8 AS stimulus, c.x, c.y, c.value,
-       h.cell_size, h.mechanism, h.epsilon, h.delta, h.sigma, h.scale
+       h.cell_size, h.mechanism, h.epsilon, h.delta, h.sigma, h.scale, a.noise_sd, c.value - a.half_width AS ci_low,
+       c.value + a.half_width AS ci_high
 FROM @extschema@.releases r,
      LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.heatmap, r.result -> 0 -> 'value') h,
+     LATERAL @extschema@.heatmap_accuracy(h, 0.95) a,
      LATERAL @extschema@.heatmap_cells(h) c
 WHERE r.request ->> 'function' = 'release_heatmap' AND pg_catalog.pg_has_role(r.role, 'MEMBER');
 COMMENT ON VIEW @extschema@.my_heatmap_cells IS
     'The cells of the caller''s stored release_heatmap results, one row each (x, y = the cell''s top-left pixel, '
-    'value), with the noise of the map (mechanism, epsilon, delta, sigma or scale). Privacy: released values '
-    'only; free to read.';
+    'value), with the noise of the map (mechanism, epsilon, delta, sigma or scale), each cell''s noise sd and '
+    '95 % interval [ci_low, ci_high] (heatmap_accuracy). Privacy: released values only; free to read.';
 
 CREATE VIEW @extschema@.my_series_points WITH (security_barrier) AS
 SELECT r.ledger_id, r.stored_at, r.dataset, r.request #>> '{arguments,1}' AS method, e.participant, e.recording,

@@ -50,6 +50,30 @@ double noise_sd_after_blur(const MapNoise& noise) {
     return sd * kernel_square_sum(noise.blur_cells);
 }
 
+MapAccuracy map_accuracy(const MapNoise& noise, double confidence) {
+    if (!(confidence > 0 && confidence < 1))
+        throw InvalidArgument("confidence must be between 0 and 1 (both excluded)");
+    if (noise.spread == 0)
+        return {{0, 0}, true};
+    if (!(noise.spread > 0 && std::isfinite(noise.spread)))
+        throw InvalidArgument("the map's sigma or scale must be a positive number");
+    const double sd = noise_sd_after_blur(noise);
+    if (noise.blur_cells > 0 || !(noise.observers >= 1)) {
+        // A weighted sum of independent sigma-sub-Gaussian (discrete Gaussian) variables is sub-Gaussian with
+        // its sd bound: P(|S| > a) <= 2 exp(-a^2 / 2 sd^2). A blurred Laplace sum: Chebyshev.
+        const double a = noise.gaussian ? sd * std::sqrt(2 * std::log(2 / (1 - confidence)))
+                                        : sd / std::sqrt(1 - confidence);
+        return {{sd, a}, false};
+    }
+    // Unblurred: the integer noise on the capped sums, divided by n.
+    const double n = noise.observers;
+    if (!noise.gaussian) {
+        const Accuracy counts = noise_accuracy(NoiseKind::DiscreteLaplace, noise.spread * n, confidence);
+        return {{counts.noise_sd / n, counts.half_width / n}, true};
+    }
+    return {{sd, discrete_gaussian_half_width(noise.spread * n, confidence) / n}, true};
+}
+
 double significance_threshold(const MapNoise& noise, double level, std::size_t cells, Correction correction) {
     if (!(level > 0 && level <= 0.5))
         throw InvalidArgument("significance must be a level between 0 (excluded) and 0.5");

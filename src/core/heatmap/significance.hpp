@@ -1,4 +1,5 @@
-// Which cells of a released map are above what the noise alone would give (doc/privacy/heatmap.md §7).
+// The noise of a released map, from its public fields: the accuracy of each cell and which cells are above
+// what the noise alone would give (doc/privacy/heatmap.md §7).
 // The test of each cell is one-sided, of "the cell's true value is 0", against the release's noise, which is
 // public (the map's sigma or scale): a cell is significant when its value exceeds the noise's (1 - a)
 // quantile. With the Bonferroni correction a = level / cells, so that on a map whose true values are all 0
@@ -14,6 +15,8 @@
 #include <cstddef>
 #include <string>
 
+#include "core/noise/accuracy.hpp"
+
 namespace gazepriv::core {
 
 enum class Correction { Bonferroni, PerCell };
@@ -23,7 +26,19 @@ struct MapNoise {
     bool gaussian = true;  // otherwise Laplace
     double spread = 0;     // the released map's sigma (Gaussian) or scale (Laplace), in map units
     double blur_cells = 0; // the blur after the noise, in cells
+    double observers = 0;  // n: the noise is integral in counts, so steps of 1 / n in map units (0: unknown)
 };
+
+// A cell's noise sd and the half-width a with P(|noise| <= a) >= confidence, so value +- a holds the cell's
+// exact (capped, normalised) value; clamping into [0, cap] keeps it (it only moves a value towards the
+// truth's domain). exact: a is the smallest such value (an unblurred map of known n: the integer noise's own
+// distribution); otherwise a valid bound: the sub-Gaussian tail of a blurred discrete Gaussian, Chebyshev's
+// for a blurred Laplace map. An exact map (spread 0) has noise_sd = half_width = 0.
+struct MapAccuracy {
+    Accuracy accuracy;
+    bool exact;
+};
+MapAccuracy map_accuracy(const MapNoise& noise, double confidence);
 
 // The per-cell sd of the noise after the blur (Gaussian), for the colour bar's label.
 double noise_sd_after_blur(const MapNoise& noise);

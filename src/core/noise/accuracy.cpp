@@ -73,6 +73,24 @@ Accuracy noise_accuracy(NoiseKind kind, double scale, double confidence) {
     throw InternalError("unknown noise kind");
 }
 
+double discrete_gaussian_half_width(double sigma, double confidence) {
+    require_positive("sigma", sigma);
+    require_confidence(confidence);
+    if (sigma > 1e5) // the lattice no longer matters: the continuous quantile, rounded up
+        return std::ceil(sigma * normal_quantile((1 + confidence) / 2));
+    // Masses beyond 14 sigma are below exp(-98) of the total: sum the rest, then walk out from 0.
+    const long radius = static_cast<long>(std::ceil(14 * sigma)) + 1;
+    const auto mass = [sigma](long z) { return std::exp(-double(z) * double(z) / (2 * sigma * sigma)); };
+    double total = 1;
+    for (long z = 1; z <= radius; ++z)
+        total += 2 * mass(z);
+    double inside = 1;
+    long a = 0;
+    while (inside < confidence * total && a < radius)
+        inside += 2 * mass(++a);
+    return static_cast<double>(a);
+}
+
 double epsilon_for_accuracy(NoiseKind kind, double sensitivity, double half_width, double confidence,
                             double delta) {
     require_positive("sensitivity", sensitivity);

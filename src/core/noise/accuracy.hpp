@@ -24,6 +24,10 @@ struct Accuracy {
 // confidence in (0, 1); scale > 0 and finite.
 Accuracy noise_accuracy(NoiseKind kind, double scale, double confidence);
 
+// The smallest integer a with P(|Z| <= a) >= confidence for Z discrete Gaussian, P(z) proportional to
+// exp(-z^2 / 2 sigma^2) on the integers (the heatmap's noise on capped sums).
+double discrete_gaussian_half_width(double sigma, double confidence);
+
 // The smallest epsilon whose noise (scale = sensitivity / epsilon for the Laplace kinds, the analytic
 // Gaussian calibration at delta for Gaussian) keeps |noise| <= half_width with the given confidence.
 // For discrete_laplace the half-width is taken down to an integer (the noise is integral).

@@ -148,8 +148,11 @@ double float8_or_nan(FunctionCallInfo fcinfo, int i, const char* name) {
 core::MapNoise map_noise(const pg::HeatmapFields& fields) {
     core::MapNoise noise;
     noise.gaussian = std::strcmp(fields.mechanism, "laplace") != 0;
-    noise.spread = noise.gaussian ? fields.sigma : fields.scale;
+    noise.spread = std::strcmp(fields.mechanism, "none") == 0 ? 0
+                   : noise.gaussian                           ? fields.sigma
+                                                              : fields.scale;
     noise.blur_cells = fields.blur_sigma / fields.cell_size;
+    noise.observers = static_cast<double>(fields.n);
     return noise;
 }
 
@@ -287,6 +290,22 @@ GAZEPRIV_FUNCTION(heatmap_significance_threshold) {
     const char* correction = pg::text_arg(fcinfo, 2);
     PG_RETURN_FLOAT8(core::significance_threshold(map_noise(fields), level, map.cells,
                                                   core::parse_correction(correction)));
+}
+
+// heatmap_accuracy(heatmap, confidence) -> (noise_sd, half_width, exact) of every cell.
+GAZEPRIV_FUNCTION(heatmap_accuracy) {
+    pg::require_not_null(fcinfo, {"heatmap", "confidence"});
+    pg::HeatmapFields fields;
+    heatmap_argument(fcinfo, 0, "heatmap", &fields);
+    const core::MapAccuracy a = core::map_accuracy(map_noise(fields), PG_GETARG_FLOAT8(1));
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR,
+                (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("heatmap_accuracy must return a record")));
+    Datum values[3] = {Float8GetDatum(a.accuracy.noise_sd), Float8GetDatum(a.accuracy.half_width),
+                       BoolGetDatum(a.exact)};
+    bool nulls[3] = {};
+    return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));
 }
 
 GAZEPRIV_FUNCTION(heatmap_mse) {

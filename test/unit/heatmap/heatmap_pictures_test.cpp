@@ -296,6 +296,29 @@ TEST(Significance, ThresholdsFromTheNoiseAndTheCorrection) {
     EXPECT_THROW(parse_correction("holm"), InvalidArgument);
 }
 
+TEST(Significance, MapAccuracyIsExactUnblurredAndABoundBlurred) {
+    // Unblurred Gaussian map of n = 4: the discrete Gaussian's half-width in counts, over n.
+    const MapNoise gaussian{true, 0.75, 0, 4}; // sigma 3 counts
+    const MapAccuracy g = map_accuracy(gaussian, 0.95);
+    EXPECT_TRUE(g.exact);
+    EXPECT_DOUBLE_EQ(g.accuracy.noise_sd, 0.75);
+    EXPECT_DOUBLE_EQ(g.accuracy.half_width, discrete_gaussian_half_width(3, 0.95) / 4);
+    // Laplace of scale 2 counts: the discrete Laplace interval.
+    const MapAccuracy l = map_accuracy({false, 0.5, 0, 4}, 0.9);
+    EXPECT_DOUBLE_EQ(l.accuracy.half_width,
+                     noise_accuracy(NoiseKind::DiscreteLaplace, 2, 0.9).half_width / 4);
+    // Blurred: the sd after the kernel and the sub-Gaussian (Gaussian) or Chebyshev (Laplace) bound.
+    const MapAccuracy b = map_accuracy({true, 1, 4, 4}, 0.95);
+    EXPECT_FALSE(b.exact);
+    EXPECT_NEAR(b.accuracy.half_width, b.accuracy.noise_sd * std::sqrt(2 * std::log(40.0)), 1e-12);
+    const MapAccuracy bl = map_accuracy({false, 1, 4, 4}, 0.95);
+    EXPECT_NEAR(bl.accuracy.half_width, bl.accuracy.noise_sd / std::sqrt(0.05), 1e-12);
+    const MapAccuracy exact = map_accuracy({true, 0, 0, 4}, 0.95);
+    EXPECT_EQ(exact.accuracy.half_width, 0);
+    EXPECT_THROW(map_accuracy(gaussian, 1), InvalidArgument);
+    EXPECT_THROW(map_accuracy({true, NAN, 0, 4}, 0.95), InvalidArgument);
+}
+
 TEST(StimulusImage, MutatedImagesAreRefusedOrDecodedNeverACrash) {
     // Hostile bytes: every mutation of a valid PNG and JPEG (bytes flipped, the file cut) either decodes
     // within the limit or is refused with InvalidArgument / LimitExceeded.

@@ -43,6 +43,29 @@ TEST(Accuracy, DiscreteLaplaceHalfWidthIsTheSmallestIntegerThatHolds) {
     }
 }
 
+TEST(Accuracy, DiscreteGaussianHalfWidthIsTheSmallestIntegerThatHolds) {
+    for (double sigma : {0.2, 1.0, 3.0, 25.0, 400.0}) {
+        auto inside = [&](long a) { // P(|Z| <= a) by direct summation over +-40 sigma
+            double in = 0, total = 0;
+            const long r = static_cast<long>(40 * sigma) + 2;
+            for (long x = -r; x <= r; ++x) {
+                const double m = std::exp(-double(x) * x / (2 * sigma * sigma));
+                total += m;
+                if (std::labs(x) <= a)
+                    in += m;
+            }
+            return in / total;
+        };
+        const long a = static_cast<long>(discrete_gaussian_half_width(sigma, 0.95));
+        EXPECT_GE(inside(a), 0.95 - 1e-12) << sigma;
+        if (a > 0)
+            EXPECT_LT(inside(a - 1), 0.95) << sigma;
+    }
+    EXPECT_NEAR(discrete_gaussian_half_width(1e6, 0.95), std::ceil(1e6 * 1.959963984540054), 1);
+    EXPECT_THROW(discrete_gaussian_half_width(0, 0.95), InvalidArgument);
+    EXPECT_THROW(discrete_gaussian_half_width(1, 1), InvalidArgument);
+}
+
 TEST(Accuracy, EpsilonForAccuracyInvertsEachNoise) {
     EXPECT_NEAR(epsilon_for_accuracy(NoiseKind::Laplace, 1, std::log(20.0), 0.95, 0), 1, 1e-12);
     // release_count within +- 5 with 95 %: the smallest epsilon whose half-width is 5.
