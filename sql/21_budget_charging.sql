@@ -21,6 +21,12 @@ SELECT basic_epsilon_spent, epsilon_remaining, releases FROM gazepriv.budget_sta
 -- The preview says what a release would leave, without charging.
 SELECT * FROM gazepriv.preview_cost('gaze', 0.25);
 SELECT * FROM gazepriv.preview_cost('gaze', 0.3);
+-- A huge cost is simply not allowed; a cost that is not one is refused.
+SELECT accounting, epsilon_remaining_after, allowed FROM gazepriv.preview_cost('gaze', 1e308);
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.preview_cost('gaze', -1)$$, $$SELECT gazepriv.preview_cost('gaze', 'NaN')$$,
+    $$SELECT gazepriv.preview_cost('gaze', 'Infinity')$$, $$SELECT gazepriv.preview_cost('gaze', 1, 1)$$,
+    $$SELECT gazepriv.preview_cost('gaze', 1, 0, -1)$$, $$SELECT gazepriv.preview_cost('gaze', NULL)$$]) q;
 -- Over budget: its own SQLSTATE, the requested and remaining amounts, nothing released or charged.
 SELECT gazepriv_test.error_of($$SELECT gazepriv.release_count('gaze', 0.3)$$);
 SELECT gazepriv.release_count('gaze', 0.25) IS NOT NULL AS last_quarter;

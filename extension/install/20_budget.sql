@@ -287,7 +287,7 @@ BEGIN
     END IF;
     IF new_spent_rho = 0 THEN
         zcdp_epsilon_spent := new_other_epsilon::float8;
-    ELSIF delta_limit - zcdp_delta <= 0 THEN
+    ELSIF delta_limit - zcdp_delta <= 0 OR new_spent_rho > 1e300 THEN  -- no room, or rho beyond float8
         zcdp_epsilon_spent := 'Infinity';
     ELSE
         zcdp_epsilon_spent := @extschema@.zcdp_epsilon(new_spent_rho::float8, (delta_limit - zcdp_delta)::float8)
@@ -877,19 +877,30 @@ CREATE FUNCTION @extschema@.preview_cost(dataset text, epsilon float8, delta flo
                                          kind text DEFAULT 'dp')
     RETURNS TABLE (accounting text, epsilon_remaining float8, delta_remaining numeric,
                    epsilon_remaining_after float8, delta_remaining_after numeric, allowed boolean)
-    LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF epsilon IS NULL OR delta IS NULL OR kind IS NULL THEN
+        RAISE EXCEPTION 'epsilon, delta and kind must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF NOT (epsilon >= 0 AND epsilon < 'Infinity' AND delta >= 0 AND delta < 1
+            AND (rho IS NULL OR (rho >= 0 AND rho < 'Infinity'))) THEN  -- NaN too: NaN >= 0 but not < Infinity
+        RAISE EXCEPTION 'a cost is a finite epsilon >= 0, a delta in [0, 1) and a finite rho >= 0 (or NULL), got '
+                        '(%, %, %)', epsilon, delta, rho USING ERRCODE = '22023';
+    END IF;
+    RETURN QUERY
     SELECT s.accounting, s.epsilon_remaining, s.delta_remaining, a.epsilon_remaining, a.delta_remaining,
            a.allowed AND NOT s.revoked
     FROM @extschema@.budget_status s,
          LATERAL @extschema@.budget_after(s.accounting, s.epsilon_limit, s.delta_limit, s.basic_epsilon_spent,
                                            s.basic_delta_spent, s.zcdp_rho_spent, s.zcdp_other_epsilon,
                                            s.zcdp_other_delta, $2, $3, $4, s.zcdp_sampler_distance) a
-    WHERE s.dataset = $1 AND s.role = current_user::regrole AND s.kind = $5
-$$;
+    WHERE s.dataset = $1 AND s.role = current_user::regrole AND s.kind = $5;
+END $$;
 COMMENT ON FUNCTION @extschema@.preview_cost(text, float8, float8, float8, text) IS
     'What a release costing (epsilon, delta, rho) would leave of the calling role''s budget of a kind (dp by '
     'default) on a dataset, and whether it would be allowed, without charging. Release functions have their own '
-    'cost previews that compute the cost from their parameters. Privacy: reads budgets, releases nothing.';
+    'cost previews that compute the cost from their parameters. 22023 for a negative, NaN or infinite cost or a '
+    'delta outside [0, 1); 22004 for NULL epsilon, delta or kind. Privacy: reads budgets, releases nothing.';
 
 -- Releases for analysts: one C function, SECURITY INVOKER (src/pg/budget/analyst_release.cpp) -------------
 
