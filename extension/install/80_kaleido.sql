@@ -89,7 +89,8 @@ COMMENT ON FUNCTION @extschema@.kaleido_reset(regclass, text) IS
     'Forgets the live state of one stream (or, with stream NULL, all streams) of a source table; only its '
     'owner may. Returns the number of streams forgotten. Privacy: the next sample starts a fresh '
     'accounting, so a window that spans the reset can spend up to 2 epsilon; use it to change parameters '
-    'or to restart a stream, not routinely.';
+    'or to restart a stream, not routinely. It locks the streams as a feed statement does (40001 when a later '
+    'statement of its transaction meets a stream another holds), so it never deadlocks with inserts.';
 
 CREATE FUNCTION @extschema@.kaleido_attach(source regclass, published text, stream_column name, epsilon float8,
                                            w integer, r float8, l_thresh float8 DEFAULT NULL,

@@ -206,6 +206,7 @@ struct StatePlans {
     SPIPlanPtr update = nullptr;
     SPIPlanPtr remove_one = nullptr;
     SPIPlanPtr remove_all = nullptr;
+    SPIPlanPtr streams_of = nullptr;
     SPIPlanPtr count = nullptr;
 };
 StatePlans state_plans;
@@ -248,6 +249,8 @@ void prepare_state_plans(const char* schema) {
          2, key},
         {&state_plans.remove_all, "DELETE FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1", 1,
          key},
+        {&state_plans.streams_of,
+         "SELECT stream FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1", 1, key},
         {&state_plans.count,
          "SELECT pg_catalog.count(*) FROM %s.kaleido_streams WHERE source OPERATOR(pg_catalog.=) $1", 1,
          key}};
@@ -731,6 +734,25 @@ GAZEPRIV_FUNCTION(kaleido_reset) {
     prepare_state_plans(quote_identifier(get_namespace_name(schema)));
     Datum key[2] = {ObjectIdGetDatum(source), PG_ARGISNULL(1) ? Datum(0) : PG_GETARG_DATUM(1)};
     const AsStateOwner as_owner(state_owner);
+    // The streams' transaction locks first, as a feed's statement takes them, so a reset never deadlocks with
+    // inserts into the feed (D4).
+    if (!PG_ARGISNULL(1)) {
+        const text* k = PG_GETARG_TEXT_PP(1);
+        const Stream one{VARDATA_ANY(k), static_cast<int>(VARSIZE_ANY_EXHDR(k)), nullptr};
+        lock_streams(source, &one, 1);
+    } else {
+        if (SPI_execute_plan(state_plans.streams_of, key, nullptr, true, 0) != SPI_OK_SELECT)
+            elog(ERROR, "kaleido: could not read the source's streams");
+        const int n = static_cast<int>(SPI_processed);
+        Stream* all = static_cast<Stream*>(palloc(sizeof(Stream) * n + 1));
+        for (int i = 0; i < n; ++i) {
+            bool null = false;
+            const text* k =
+                DatumGetTextPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
+            all[i] = {VARDATA_ANY(k), static_cast<int>(VARSIZE_ANY_EXHDR(k)), nullptr};
+        }
+        lock_streams(source, all, n);
+    }
     if (SPI_execute_plan(PG_ARGISNULL(1) ? state_plans.remove_all : state_plans.remove_one, key, nullptr,
                          false, 0) != SPI_OK_DELETE)
         elog(ERROR, "kaleido: could not forget the stream state");
