@@ -641,6 +641,18 @@ CREATE FUNCTION @extschema@._new_secret() RETURNS bytea
 COMMENT ON FUNCTION @extschema@._new_secret() IS
     'Internal: 32 bytes from the operating system''s strong random source. Privacy: a secret; never shown.';
 
+-- A curator's act on its dataset (reset, drop, forget) in the ledger: charges nothing, shows what was done.
+CREATE FUNCTION @extschema@._record_act(caller regrole, dataset text, act text, parameters jsonb, guarantee text)
+    RETURNS bigint LANGUAGE sql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+    INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
+                                   accounting, backend_pid)
+    VALUES ($1, $2, $3, $4, 0, 0, $5, false, 'none', pg_backend_pid())
+    RETURNING id
+$$;
+COMMENT ON FUNCTION @extschema@._record_act(regrole, text, text, jsonb, text) IS
+    'Internal: the ledger row of a curator''s act on its dataset (epsilon and delta 0, accounting none); returns '
+    'its id. Privacy: releases nothing.';
+
 CREATE FUNCTION @extschema@.reset_release(dataset text, mechanism text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.reset_release(text, text) IS
@@ -655,7 +667,6 @@ CREATE FUNCTION @extschema@._reset_release(caller regrole, dataset text, mechani
 DECLARE
     d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
     released bigint;
-    id bigint;
 BEGIN
     IF mechanism IS NULL OR mechanism NOT IN ('k_same_select', 'pd') THEN
         RAISE EXCEPTION 'only k_same_select and pd releases are served once, not "%"', mechanism
@@ -665,13 +676,9 @@ BEGIN
         RETURNING r.ledger_id INTO released;
     UPDATE @extschema@.release_secrets s SET secret = @extschema@._new_secret()
         WHERE s.dataset = d.name AND s.mechanism = _reset_release.mechanism;
-    INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
-                                   accounting, backend_pid)
-        VALUES (caller, d.name, 'reset_release', jsonb_build_object('mechanism', mechanism, 'release', released),
-                0, 0, CASE mechanism WHEN 'k_same_select' THEN 'k-anonymity' ELSE 'plausible-deniability' END,
-                false, 'none', pg_backend_pid())
-        RETURNING ledger.id INTO id;
-    RETURN id;
+    RETURN @extschema@._record_act(caller, d.name, 'reset_release',
+                                   jsonb_build_object('mechanism', mechanism, 'release', released),
+                                   CASE mechanism WHEN 'k_same_select' THEN 'k-anonymity' ELSE 'plausible-deniability' END);
 END $$;
 COMMENT ON FUNCTION @extschema@._reset_release(regrole, text, text) IS
     'Internal: reset_release for the caller, run as the catalog''s owner. Privacy: releases nothing.';
@@ -694,10 +701,8 @@ BEGIN
     DELETE FROM @extschema@.release_freshness f WHERE f.dataset = d.name;
     DELETE FROM @extschema@.budgets b WHERE b.dataset = d.name;
     DELETE FROM @extschema@.datasets ds WHERE ds.name = d.name;
-    INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
-                                   accounting, backend_pid)
-        VALUES (caller, d.name, 'drop_dataset', jsonb_build_object('relation', d.relation::text), 0, 0, 'dp', false,
-                'none', pg_backend_pid());
+    PERFORM @extschema@._record_act(caller, d.name, 'drop_dataset', jsonb_build_object('relation', d.relation::text),
+                                    'dp');
 END $$;
 COMMENT ON FUNCTION @extschema@._drop_dataset(regrole, text) IS
     'Internal: drop_dataset for the caller, run as the catalog''s owner. Privacy: releases nothing.';
@@ -747,11 +752,8 @@ BEGIN
     DELETE FROM @extschema@.releases r
     WHERE r.dataset = d.name AND r.served_once IS NULL AND (stored_before IS NULL OR r.stored_at < stored_before);
     GET DIAGNOSTICS forgotten = ROW_COUNT;
-    INSERT INTO @extschema@.ledger (role, dataset, mechanism, parameters, epsilon, delta, guarantee, non_private,
-                                   accounting, backend_pid)
-        VALUES (caller, d.name, 'forget_releases',
-                jsonb_build_object('stored_before', stored_before, 'forgotten', forgotten), 0, 0, 'dp', false,
-                'none', pg_backend_pid());
+    PERFORM @extschema@._record_act(caller, d.name, 'forget_releases',
+                                    jsonb_build_object('stored_before', stored_before, 'forgotten', forgotten), 'dp');
     RETURN forgotten;
 END $$;
 COMMENT ON FUNCTION @extschema@._forget_releases(regrole, text, timestamptz) IS
