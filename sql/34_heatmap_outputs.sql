@@ -79,6 +79,25 @@ SELECT a.exact, (SELECT count(*) FILTER (WHERE abs(v) <= a.half_width)::float8 /
 FROM (SELECT gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, 1, mechanism => 'laplace')) AS m FROM hm_stimulus) l,
      gazepriv.heatmap_accuracy(m, 0.95) a;
 SELECT (gazepriv.heatmap_accuracy(zero)).* FROM hm_stimulus;
+-- The inverse, before anything is spent: the smallest epsilon whose release meets a requested half-width,
+-- checked against heatmap_accuracy of real releases at that epsilon and just below it (Gaussian, Laplace,
+-- blurred).
+SELECT s.label, round(e::numeric, 3) AS epsilon,
+       (gazepriv.heatmap_accuracy(gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, e, mechanism => s.mechanism,
+            blur_sigma => s.blur, observers => 10)))).half_width <= s.hw AS meets_it,
+       (gazepriv.heatmap_accuracy(gazepriv.privatize(zero, gazepriv.heatmap_spec(80, 60, e * (1 - 1e-6),
+            mechanism => s.mechanism, blur_sigma => s.blur, observers => 10)))).half_width > s.hw AS not_below
+FROM hm_stimulus, (VALUES ('gaussian', 'gaussian', 0, 0.5), ('laplace', 'laplace', 0, 2),
+                          ('blurred', 'gaussian', 3, 0.05)) s(label, mechanism, blur, hw),
+     LATERAL gazepriv.heatmap_epsilon_for_accuracy(gazepriv.heatmap_spec(80, 60, 1, mechanism => s.mechanism,
+                                                   blur_sigma => s.blur, observers => 10), s.hw) e;
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$SELECT gazepriv.heatmap_epsilon_for_accuracy(gazepriv.heatmap_spec(80, 60, 1), 0.5)$$,
+    $$SELECT gazepriv.heatmap_epsilon_for_accuracy(gazepriv.heatmap_spec(80, 60, 1, observers => 10), 0)$$,
+    $$SELECT gazepriv.heatmap_epsilon_for_accuracy(gazepriv.heatmap_spec(80, 60, 1, observers => 10), 'NaN')$$,
+    $$SELECT gazepriv.heatmap_epsilon_for_accuracy(gazepriv.heatmap_spec(80, 60, 1, observers => 10), 5e-324)$$,
+    $$SELECT gazepriv.heatmap_epsilon_for_accuracy(gazepriv.heatmap_spec(80, 60, 1, observers => 10), 1, 0)$$,
+    $$SELECT gazepriv.heatmap_epsilon_for_accuracy(NULL, 1)$$]) q;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.heatmap_accuracy(released, 1) FROM hm_noise$$,
     $$SELECT gazepriv.heatmap_accuracy(released, 'NaN') FROM hm_noise$$,

@@ -308,6 +308,16 @@ COMMENT ON FUNCTION @extschema@.heatmap_accuracy(@extschema@.heatmap, float8) IS
     'confidence)). Clamping (heatmap_clamp) keeps the interval valid. An exact map (mechanism none) has 0 and 0. '
     '22023 for a confidence outside (0, 1); 22004 for NULL. Privacy: public parameters only, free.';
 
+CREATE FUNCTION @extschema@.heatmap_epsilon_for_accuracy(spec @extschema@.heatmap_spec, half_width float8,
+                                                         confidence float8 DEFAULT 0.95) RETURNS float8
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_epsilon_for_accuracy' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_epsilon_for_accuracy(@extschema@.heatmap_spec, float8, float8) IS
+    'The inverse of heatmap_accuracy, before anything is spent: the smallest epsilon (to 1e-9 relative) at which '
+    'a release with this spec (its epsilon ignored; its observers required) keeps every cell within +- '
+    'half_width of its exact capped value / n with the given confidence. 22023 without observers, for a '
+    'half_width that is not positive and finite, or when no epsilon up to 1e6 reaches it; 22004 for NULL. '
+    'Privacy: public parameters only, free.';
+
 CREATE FUNCTION @extschema@.heatmap_mse(a @extschema@.heatmap, b @extschema@.heatmap) RETURNS float8
     AS 'MODULE_PATHNAME', 'gazepriv_heatmap_mse' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.heatmap_mse(@extschema@.heatmap, @extschema@.heatmap) IS

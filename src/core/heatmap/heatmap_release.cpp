@@ -1,6 +1,8 @@
 #include "core/heatmap/heatmap_release.hpp"
+#include "core/heatmap/significance.hpp"
 
 #include <cmath>
+#include <limits>
 #include <functional>
 
 #include "core/common/errors.hpp"
@@ -69,6 +71,40 @@ double HeatmapReleasePlan::noise_sd() const {
     return spec.parameters.mechanism == HeatmapMechanism::Gaussian
                ? gaussian.sigma
                : std::sqrt(discrete_laplace_variance(laplace_scale));
+}
+
+double epsilon_for_map_accuracy(HeatmapSpec spec, double half_width, double confidence) {
+    HeatmapParameters& p = spec.parameters;
+    if (p.observers < 1)
+        throw InvalidArgument("the accuracy of a map needs its public number of observers");
+    if (!(half_width > 0 && std::isfinite(half_width)))
+        throw InvalidArgument("half_width must be a positive finite number, got " +
+                              format_number(half_width));
+    const double n = static_cast<double>(p.observers);
+    // The half-width at epsilon, +infinity where no calibration exists (too little epsilon for the cells).
+    const auto width_at = [&](double epsilon) {
+        p.epsilon = epsilon;
+        HeatmapReleasePlan plan;
+        try {
+            plan = plan_heatmap_release(spec);
+        } catch (const InvalidArgument&) {
+            return std::numeric_limits<double>::infinity();
+        }
+        const bool gaussian = p.mechanism == HeatmapMechanism::Gaussian;
+        const MapNoise noise{gaussian, (gaussian ? plan.gaussian.sigma : plan.laplace_scale) / n,
+                             p.blur_sigma / p.grid.cell_size, n};
+        return map_accuracy(noise, confidence).accuracy.half_width;
+    };
+    double lo = kMinEpsilon, hi = 1e6; // the half-width does not grow with epsilon
+    if (width_at(lo) <= half_width)
+        return lo;
+    if (!(width_at(hi) <= half_width))
+        throw InvalidArgument("no epsilon up to 1e6 gives every cell +- " + format_number(half_width));
+    for (int i = 0; i < 200 && hi > lo * (1 + 1e-9); ++i) { // bisection of log(epsilon)
+        const double mid = std::sqrt(lo * hi);
+        (width_at(mid) <= half_width ? hi : lo) = mid;
+    }
+    return hi;
 }
 
 HeatmapReleasePlan plan_heatmap_release(const HeatmapSpec& spec) {

@@ -44,6 +44,13 @@ HeatmapReleasePlan plan_heatmap_release(const HeatmapSpec& spec);
 // limits), for validating a spec without calibrating it; plan_heatmap_release still checks everything.
 void check_heatmap_release(const HeatmapSpec& spec);
 
+// The accuracy inverse (issue 18): the smallest epsilon (to 1e-9 relative) at which a release with this
+// spec, its public observers n given, keeps every cell within +- half_width of its exact capped value / n
+// with the given confidence, as map_accuracy states it (significance.hpp); the spec's own epsilon is
+// ignored. From public parameters only. InvalidArgument without observers, for a half_width that is not
+// positive and finite, or when no epsilon up to 1e6 reaches it.
+double epsilon_for_map_accuracy(HeatmapSpec spec, double half_width, double confidence);
+
 // values[j] = (sums[j] + noise_j) / n for the r = plan's cells, noise drawn per the plan; then the
 // plan's blur. n >= 1.
 void release_heatmap(const HeatmapReleasePlan& plan, const std::int64_t* sums, double n, Rng& rng,

@@ -308,6 +308,15 @@ GAZEPRIV_FUNCTION(heatmap_accuracy) {
     return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));
 }
 
+// heatmap_epsilon_for_accuracy(spec, half_width, confidence): the accuracy inverse of heatmap_accuracy.
+GAZEPRIV_FUNCTION(heatmap_epsilon_for_accuracy) {
+    pg::require_not_null(fcinfo, {"spec", "half_width", "confidence"});
+    pg::SpecFields fields;
+    pg::read_spec_fields(PG_GETARG_HEAPTUPLEHEADER(0), &fields);
+    PG_RETURN_FLOAT8(core::epsilon_for_map_accuracy(pg::spec_from_fields(fields), PG_GETARG_FLOAT8(1),
+                                                    PG_GETARG_FLOAT8(2)));
+}
+
 GAZEPRIV_FUNCTION(heatmap_mse) {
     pg::HeatmapFields fa, fb;
     const pg::HeatmapView a = heatmap_argument(fcinfo, 0, "a", &fa);
