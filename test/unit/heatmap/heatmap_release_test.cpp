@@ -8,6 +8,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/heatmap/heatmap_release.hpp"
+#include "core/heatmap/significance.hpp"
 #include "stats.hpp"
 
 using namespace gazepriv::core;
@@ -140,6 +141,33 @@ TEST(HeatmapRelease, ReleaseRefusesNoObservers) {
     double values[4];
     Rng rng(1, 0);
     EXPECT_THROW(release_heatmap(plan, sums, 0, rng, values, CancelCheck()), InvalidArgument);
+}
+
+TEST(HeatmapRelease, EpsilonForMapAccuracyIsTheSmallestThatMeetsIt) {
+    for (const char* mechanism : {"gaussian", "laplace"})
+        for (double blur : {0.0, 3.0}) {
+            const HeatmapSpec spec = make_heatmap_spec(40, 30, 1, 1e-5, 1, mechanism, "analytic", blur, 1, 8,
+                                                       std::nullopt, 1000000);
+            const double eps = epsilon_for_map_accuracy(spec, 0.25, 0.95);
+            const auto width = [&](double e) {
+                HeatmapSpec at = spec;
+                at.parameters.epsilon = e;
+                const HeatmapReleasePlan plan = plan_heatmap_release(at);
+                const bool gaussian = at.parameters.mechanism == HeatmapMechanism::Gaussian;
+                return map_accuracy(
+                           {gaussian, (gaussian ? plan.gaussian.sigma : plan.laplace_scale) / 8, blur, 8},
+                           0.95)
+                    .accuracy.half_width;
+            };
+            EXPECT_LE(width(eps), 0.25) << mechanism << blur;
+            EXPECT_GT(width(eps * (1 - 1e-6)), 0.25) << mechanism << blur;
+        }
+    HeatmapSpec no_observers = make_heatmap_spec(40, 30, 1, 1e-5, 1, "gaussian", "analytic", 0, 1,
+                                                 std::nullopt, std::nullopt, 1000000);
+    EXPECT_THROW(epsilon_for_map_accuracy(no_observers, 0.25, 0.95), InvalidArgument);
+    no_observers.parameters.observers = 8;
+    EXPECT_THROW(epsilon_for_map_accuracy(no_observers, NAN, 0.95), InvalidArgument);
+    EXPECT_THROW(epsilon_for_map_accuracy(no_observers, -1, 0.95), InvalidArgument);
 }
 
 TEST(HeatmapSpec, ParametersAreValidatedWithTheirNames) {
