@@ -69,5 +69,18 @@ SELECT pg_temp.error_of($q$SELECT count(*) FROM gazepriv.k_same_synth('synth_bad
 SET gazepriv.max_synthesized_samples = 1000;
 SELECT pg_temp.error_of($q$SELECT count(*) FROM gazepriv.k_same_synth('synth_events', 4, 300)$q$);
 RESET gazepriv.max_synthesized_samples;
+-- With a secret (a served-once release's) the whole release, fixation samples included, is drawn from it alone:
+-- under another seed the streams are identical.
+SET gazepriv.seed = 1;
+CREATE TABLE synth_keyed AS
+SELECT * FROM gazepriv.k_same_synth('synth_events', 4, 300, secret => sha256('64_kanon_synth'::bytea));
+SET gazepriv.seed = 2;
+SELECT count(*) AS differing_samples
+FROM ((TABLE synth_keyed EXCEPT ALL
+       SELECT * FROM gazepriv.k_same_synth('synth_events', 4, 300, secret => sha256('64_kanon_synth'::bytea)))
+      UNION ALL
+      (SELECT * FROM gazepriv.k_same_synth('synth_events', 4, 300, secret => sha256('64_kanon_synth'::bytea))
+       EXCEPT ALL TABLE synth_keyed)) d;
+DROP TABLE synth_keyed;
 DROP TABLE synth_events, synth_k4, synth_bad;
 RESET gazepriv.seed;

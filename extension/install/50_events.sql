@@ -264,10 +264,11 @@ COMMENT ON FUNCTION @extschema@.feature_catalog() IS
 
 -- Synthesis: sample streams from event parameters ----------------------------------------------------
 
-CREATE FUNCTION @extschema@.synthesize_samples(events @extschema@.gaze_event[], trace @extschema@.gaze_trace)
+CREATE FUNCTION @extschema@.synthesize_samples(events @extschema@.gaze_event[], trace @extschema@.gaze_trace,
+                                               secret bytea DEFAULT NULL)
     RETURNS TABLE (t_ms float8, x float8, y float8, event_index int, type text)
     AS 'MODULE_PATHNAME', 'gazepriv_synthesize_samples' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
-COMMENT ON FUNCTION @extschema@.synthesize_samples(@extschema@.gaze_event[], @extschema@.gaze_trace) IS
+COMMENT ON FUNCTION @extschema@.synthesize_samples(@extschema@.gaze_event[], @extschema@.gaze_trace, bytea) IS
     'SynthFixation and SynthSaccade (David-John et al. 2023, supplement 2.1-2.2): a sample stream from event '
     'parameters, at the trace''s sampling times within each event''s [start_ms, end_ms]. A fixation''s samples '
     'are drawn from N(centroid_x, sigma_x^2) x N(centroid_y, sigma_y^2) (exact discrete Gaussians from the '
@@ -277,8 +278,10 @@ COMMENT ON FUNCTION @extschema@.synthesize_samples(@extschema@.gaze_event[], @ex
     'make_trace(t_ms, x, y) reads the stream back (it sorts, and merges samples of overlapping events). Only '
     'event_index, type, start_ms, end_ms, centroid, sigma, start, end and profile columns are read. '
     'ERROR 22023 (naming the event and value) for an unknown type, end_ms before start_ms, NULL or non-finite '
-    'parameters, negative sigma, a partial profile or profile_c <= 0; 22004 for NULL arguments or elements; '
-    '54000 above gazepriv.max_synthesized_samples output samples. Privacy: no protection of its own; the '
+    'parameters, negative sigma, a partial profile or profile_c <= 0, a secret shorter than 32 bytes; 22004 for '
+    'NULL events or trace or NULL elements; 54000 above gazepriv.max_synthesized_samples output samples. With a '
+    'secret the fixation samples are drawn from a generator keyed from it alone (the same events and times give '
+    'the same stream, as a served-once release must). Privacy: no protection of its own; the '
     'stream is as identifying as the events (curator-only unless the events are a protected release).';
 
 CREATE FUNCTION @extschema@.synthesize_samples(events @extschema@.gaze_event[], sampling_rate_hz float8)

@@ -68,6 +68,12 @@ COMMENT ON FUNCTION @extschema@.k_same_select(text, integer, name, name, name, n
     '(k_same_select_cost; epsilon 0) before the source is read. With a secret (32 bytes or more) the grouping '
     'is drawn from it alone: the same rows give the same release, as a served-once release must.';
 
+-- One participant's synthetic stream in the making: its group's event sequence and the last sampling period.
+CREATE TYPE @extschema@._synth_stream AS (participant text, task text, group_id integer, last_period float8,
+                                          events @extschema@.gaze_event[]);
+COMMENT ON TYPE @extschema@._synth_stream IS
+    'Internal: a stream of k_same_synth before its samples are drawn. Privacy: group parameters only.';
+
 -- k-same-synth (David-John et al. 2023, supplement 2.1): k-same-select over the fixation and the saccade
 -- parameters, then samples synthesised from the group's parameters on a public time grid. Composed from
 -- k_same_select (grouping, padding, ledger) and synthesize_samples (SynthFixation, SynthSaccade).
@@ -84,6 +90,7 @@ DECLARE
     found_bad bigint;
     total numeric;
     events text;
+    streams @extschema@._synth_stream[];
 BEGIN
     IF source IS NULL OR k IS NULL OR sampling_rate_hz IS NULL OR across_tasks IS NULL THEN
         RAISE EXCEPTION 'source, k, sampling_rate_hz and across_tasks must not be NULL' USING ERRCODE = '22004';
@@ -116,9 +123,6 @@ BEGIN
     END IF;
     -- One k_same_select over two pseudo-tasks per task: "<task> f" (fixations: centroid, sigma, duration) and
     -- "<task> s" (saccades: profile a, b, c, duration). Across tasks one grouping holds for both.
-    CREATE TEMP TABLE IF NOT EXISTS gazepriv_k_same_synth_groups
-        (participant text, task text, kind text, w int, f float8[], group_id int) ON COMMIT DROP;
-    TRUNCATE gazepriv_k_same_synth_groups;
     events := format($q$SELECT participant::text AS participant, task::text || ' f' AS task,
                                row_number() OVER (PARTITION BY participant, task ORDER BY event_index)::int AS "window",
                                ARRAY[centroid_x, centroid_y, sigma_x, sigma_y, duration_ms]::float8[] AS features
@@ -128,55 +132,56 @@ BEGIN
                                row_number() OVER (PARTITION BY participant, task ORDER BY event_index)::int,
                                ARRAY[profile_a, profile_b, profile_c, duration_ms]::float8[]
                         FROM %1$s WHERE type = 'saccade' AND profile_a IS NOT NULL$q$, source);
-    INSERT INTO gazepriv_k_same_synth_groups
-    SELECT r.participant, left(r.task, -2), right(r.task, 1), r."window", r.features, r.group_id
-    FROM @extschema@.k_same_select(events, k, across_tasks => across_tasks, dataset => dataset, secret => secret) r;
-    ANALYZE gazepriv_k_same_synth_groups; -- hash joins below, not nested loops over an unknown row count
-    -- The released sequence of each participant and task: fixation w, then saccade w from fixation w's centroid
-    -- to fixation w + 1's (saccades beyond the last fixation have no end point and are left out). Durations are
-    -- rounded to whole sampling periods; events follow each other one period apart, from t = 0.
-    CREATE TEMP TABLE IF NOT EXISTS gazepriv_k_same_synth_events
-        (participant text, task text, pos int, type text, periods float8, f float8[], from_x float8, from_y float8,
-         to_x float8, to_y float8, group_id int, start_period float8) ON COMMIT DROP;
-    TRUNCATE gazepriv_k_same_synth_events;
-    INSERT INTO gazepriv_k_same_synth_events
-    SELECT e.*, sum(e.periods + 1) OVER (PARTITION BY e.participant, e.task ORDER BY e.pos) - e.periods - 1
-    FROM (SELECT g.participant, g.task, 2 * g.w - 1, 'fixation', round(g.f[5] / period), g.f,
-                 NULL::float8, NULL::float8, NULL::float8, NULL::float8, g.group_id
-          FROM gazepriv_k_same_synth_groups g WHERE g.kind = 'f'
-          UNION ALL
-          SELECT s.participant, s.task, 2 * s.w, 'saccade', round(s.f[4] / period), s.f,
-                 a.f[1], a.f[2], a.next_x, a.next_y, a.group_id
-          FROM gazepriv_k_same_synth_groups s
-          JOIN (SELECT g.*, lead(g.f[1]) OVER w AS next_x, lead(g.f[2]) OVER w AS next_y
-                FROM gazepriv_k_same_synth_groups g WHERE g.kind = 'f'
-                WINDOW w AS (PARTITION BY g.participant, g.task ORDER BY g.w)) a
-            ON (a.participant, a.task, a.w) = (s.participant, s.task, s.w)
-          WHERE s.kind = 's' AND a.next_x IS NOT NULL) e(participant, task, pos, type, periods, f, from_x, from_y, to_x, to_y, group_id);
+    -- One query, no temporary table (a release runs it in a security-restricted operation): the released
+    -- event sequence of each participant and task, from the group's parameter sequences held as 2-D arrays
+    -- (rows in window order): fixation w, then saccade w from fixation w's centroid to fixation w + 1's
+    -- (saccades beyond the last fixation have no end point and are left out). Durations are rounded to whole
+    -- sampling periods; events follow each other one period apart, from t = 0. (n_samples is capped: a stream
+    -- too long to make is refused below, with the limit named.)
+    SELECT coalesce(array_agg(ROW(q.participant, q.task, q.group_id, q.last_period, q.events)::@extschema@._synth_stream
+                              ORDER BY q.participant, q.task), '{}')
+    INTO streams
+    FROM (SELECT p.participant, p.task, min(e.group_id) AS group_id, max(e.start_period + e.periods) AS last_period,
+                 array_agg(ROW(e.pos, e.type, e.start_period * period, (e.start_period + e.periods) * period,
+                               e.periods * period, least(e.periods + 1, 2147483647)::int, e.centroid_x, e.centroid_y, e.sigma_x,
+                               e.sigma_y, e.from_x, e.from_y, e.to_x, e.to_y, NULL, NULL, NULL, e.a, e.b, e.c
+                               )::@extschema@.gaze_event ORDER BY e.pos) AS events
+          FROM (SELECT r.participant, left(r.task, -2) AS task,
+                       array_agg(r.features ORDER BY r."window") FILTER (WHERE right(r.task, 1) = 'f') AS fix,
+                       array_agg(r.group_id ORDER BY r."window") FILTER (WHERE right(r.task, 1) = 'f') AS fix_group,
+                       array_agg(r.features ORDER BY r."window") FILTER (WHERE right(r.task, 1) = 's') AS sac
+                FROM @extschema@.k_same_select(events, k, across_tasks => across_tasks, dataset => dataset,
+                                               secret => secret) r
+                GROUP BY 1, 2) p,
+               LATERAL (SELECT o.*, sum(o.periods + 1) OVER (ORDER BY o.pos) - o.periods - 1 AS start_period
+                        FROM (SELECT 2 * w - 1 AS pos, 'fixation' AS type, round(p.fix[w][5] / period) AS periods,
+                                     p.fix[w][1] AS centroid_x, p.fix[w][2] AS centroid_y, p.fix[w][3] AS sigma_x,
+                                     p.fix[w][4] AS sigma_y, 0::float8 AS from_x, 0::float8 AS from_y,
+                                     0::float8 AS to_x, 0::float8 AS to_y, NULL::float8 AS a, NULL::float8 AS b,
+                                     NULL::float8 AS c, p.fix_group[w] AS group_id
+                              FROM generate_series(1, coalesce(array_length(p.fix, 1), 0)) w
+                              UNION ALL
+                              SELECT 2 * w, 'saccade', round(p.sac[w][4] / period), 0, 0, 0, 0,
+                                     p.fix[w][1], p.fix[w][2], p.fix[w + 1][1], p.fix[w + 1][2],
+                                     p.sac[w][1], p.sac[w][2], p.sac[w][3], p.fix_group[w]
+                              FROM generate_series(1, least(coalesce(array_length(p.sac, 1), 0),
+                                                            coalesce(array_length(p.fix, 1), 0) - 1)) w) o) e
+          GROUP BY 1, 2) q;
     -- The stream's size, bounded before any sample is made (the same limit as synthesize_samples).
-    SELECT coalesce(sum(periods::numeric + 1), 0) INTO total FROM gazepriv_k_same_synth_events;
+    SELECT coalesce(sum(q.last_period::numeric + 1), 0) INTO total FROM unnest(streams) q;
     IF total > current_setting('gazepriv.max_synthesized_samples')::numeric THEN
         RAISE EXCEPTION 'the synthesised streams would have % samples, more than gazepriv.max_synthesized_samples (%)',
                         total::float8, current_setting('gazepriv.max_synthesized_samples') USING ERRCODE = '54000';
     END IF;
+    -- With a secret, each stream's fixation samples come from a key of its own derived from it (the same
+    -- release whatever order the streams are made in).
     RETURN QUERY
     SELECT q.participant, q.task, s.t_ms, s.x, s.y, s.event_index, s.type, q.group_id
-    FROM (SELECT e.participant, e.task, min(e.group_id) AS group_id, max(e.start_period + e.periods) AS last_period,
-                 array_agg(ROW(e.pos, e.type, e.start_period * period, (e.start_period + e.periods) * period,
-                               e.periods * period, (e.periods + 1)::int,
-                               CASE WHEN e.type = 'fixation' THEN e.f[1] ELSE 0 END,
-                               CASE WHEN e.type = 'fixation' THEN e.f[2] ELSE 0 END,
-                               CASE WHEN e.type = 'fixation' THEN e.f[3] ELSE 0 END,
-                               CASE WHEN e.type = 'fixation' THEN e.f[4] ELSE 0 END,
-                               coalesce(e.from_x, 0), coalesce(e.from_y, 0), coalesce(e.to_x, 0), coalesce(e.to_y, 0),
-                               NULL, NULL, NULL,
-                               CASE WHEN e.type = 'saccade' THEN e.f[1] END,
-                               CASE WHEN e.type = 'saccade' THEN e.f[2] END,
-                               CASE WHEN e.type = 'saccade' THEN e.f[3] END)::@extschema@.gaze_event
-                           ORDER BY e.pos) AS events
-          FROM gazepriv_k_same_synth_events e GROUP BY e.participant, e.task) q,
+    FROM unnest(streams) q,
          LATERAL @extschema@.synthesize_samples(q.events,
-             (SELECT @extschema@.make_trace(g * period, 0, 0) FROM generate_series(0, q.last_period::bigint) g)) s
+             (SELECT @extschema@.make_trace(g * period, 0, 0) FROM generate_series(0, q.last_period::bigint) g),
+             sha256(secret || convert_to(format('k_same_synth samples %s:%s:%s', length(q.participant),
+                                                q.participant, q.task), 'UTF8'))) s
     ORDER BY q.participant, q.task, s.t_ms;
 END
 $fn$;

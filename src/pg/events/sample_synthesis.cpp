@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/common/errors.hpp"
@@ -175,14 +176,27 @@ double* rate_grid(const Events& in, double rate_hz, std::size_t* count) {
     return times;
 }
 
+// The samples, drawn from the backend's generator or, given a secret, from one keyed from it alone (the
+// keyed generator lives only here: no PostgreSQL error is raised while it is alive).
+void synthesize(const Events& in, const double* times, std::size_t m, const bytea* secret,
+                core::SynthSample* samples) {
+    std::optional<core::Rng> keyed;
+    core::synthesize_samples(
+        in.events, in.count, times, m,
+        pg::release_rng(
+            keyed, secret == nullptr ? nullptr : reinterpret_cast<const unsigned char*>(VARDATA_ANY(secret)),
+            secret == nullptr ? 0 : VARSIZE_ANY_EXHDR(secret)),
+        core::CancelCheck(pg::interrupt_pending), samples);
+}
+
 // Counts (54000 before allocating), synthesises and returns the rows.
-Datum emit(FunctionCallInfo fcinfo, const Events& in, const double* times, std::size_t m) {
+Datum emit(FunctionCallInfo fcinfo, const Events& in, const double* times, std::size_t m,
+           const bytea* secret = nullptr) {
     const std::size_t total = core::synth_sample_count(in.events, in.count, times, m, max_samples(),
                                                        "gazepriv.max_synthesized_samples");
     core::SynthSample* samples =
         static_cast<core::SynthSample*>(pg::palloc_or_throw(sizeof(core::SynthSample) * (total + 1)));
-    core::synthesize_samples(in.events, in.count, times, m, pg::backend_rng(),
-                             core::CancelCheck(pg::interrupt_pending), samples);
+    synthesize(in, times, m, secret, samples);
 
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
@@ -201,16 +215,17 @@ Datum emit(FunctionCallInfo fcinfo, const Events& in, const double* times, std::
 
 } // namespace
 
-// synthesize_samples(events gaze_event[], trace gaze_trace) -> (t_ms, x, y, event_index, type)
+// synthesize_samples(events gaze_event[], trace gaze_trace, secret bytea) -> (t_ms, x, y, event_index, type)
 GAZEPRIV_FUNCTION(synthesize_samples) {
     pg::require_not_null(fcinfo, {"events", "trace"});
     const Events in = read_events(PG_GETARG_ARRAYTYPE_P(0));
     const pg::TraceView trace = pg::trace_arg(fcinfo, 1);
+    const bytea* secret = PG_NARGS() > 2 && !PG_ARGISNULL(2) ? PG_GETARG_BYTEA_PP(2) : nullptr;
     check_events(in);
     double* times = static_cast<double*>(pg::palloc_or_throw(sizeof(double) * (trace.count + 1)));
     for (std::size_t s = 0; s < trace.count; ++s)
         times[s] = trace.samples[s].t_ms;
-    return emit(fcinfo, in, times, trace.count);
+    return emit(fcinfo, in, times, trace.count, secret);
 }
 
 // synthesize_samples(events gaze_event[], sampling_rate_hz float8): at the times k * 1000 / rate.
