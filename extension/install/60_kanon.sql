@@ -78,8 +78,9 @@ COMMENT ON TYPE @extschema@._synth_stream IS
 -- parameters, then samples synthesised from the group's parameters on a public time grid. Composed from
 -- k_same_select (grouping, padding, ledger) and synthesize_samples (SynthFixation, SynthSaccade).
 CREATE FUNCTION @extschema@.k_same_synth(source regclass, k integer, sampling_rate_hz float8,
-                                         across_tasks boolean DEFAULT true, dataset text DEFAULT NULL,
-                                         secret bytea DEFAULT NULL)
+                                         participant_column name DEFAULT 'participant',
+                                         task_column name DEFAULT 'task', across_tasks boolean DEFAULT true,
+                                         dataset text DEFAULT NULL, secret bytea DEFAULT NULL)
     RETURNS TABLE (participant text, task text, t_ms float8, x float8, y float8, event_index integer, type text,
                    group_id integer)
     LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED ROWS 10000
@@ -92,8 +93,10 @@ DECLARE
     events text;
     streams @extschema@._synth_stream[];
 BEGIN
-    IF source IS NULL OR k IS NULL OR sampling_rate_hz IS NULL OR across_tasks IS NULL THEN
-        RAISE EXCEPTION 'source, k, sampling_rate_hz and across_tasks must not be NULL' USING ERRCODE = '22004';
+    IF source IS NULL OR k IS NULL OR sampling_rate_hz IS NULL OR across_tasks IS NULL OR participant_column IS NULL
+       OR task_column IS NULL THEN
+        RAISE EXCEPTION 'source, k, sampling_rate_hz, participant_column, task_column and across_tasks must not be NULL'
+            USING ERRCODE = '22004';
     END IF;
     IF NOT (sampling_rate_hz > 0 AND sampling_rate_hz < 'Infinity') THEN
         RAISE EXCEPTION 'sampling_rate_hz must be positive and finite, got %', sampling_rate_hz USING ERRCODE = '22023';
@@ -101,8 +104,8 @@ BEGIN
     period := 1000 / sampling_rate_hz;
     -- Unusable events are errors naming the value (saccades without a fitted profile are left out: there is
     -- nothing to average).
-    EXECUTE format($q$SELECT participant::text AS participant, event_index, type, duration_ms, centroid_x, centroid_y,
-                           sigma_x, sigma_y, profile_a, profile_b, profile_c FROM %s
+    EXECUTE format($q$SELECT %2$I::text AS participant, event_index, type, duration_ms, centroid_x, centroid_y,
+                           sigma_x, sigma_y, profile_a, profile_b, profile_c FROM %1$s
                     WHERE type IS DISTINCT FROM 'fixation' AND type IS DISTINCT FROM 'saccade'
                        OR NOT duration_ms >= 0 OR duration_ms IS NULL OR duration_ms = 'Infinity'
                        OR type = 'fixation' AND NOT (abs(centroid_x) < 'Infinity' AND abs(centroid_y) < 'Infinity'
@@ -111,7 +114,7 @@ BEGIN
                        OR type = 'saccade' AND profile_a IS NOT NULL
                           AND NOT (abs(profile_a) < 'Infinity' AND abs(profile_b) < 'Infinity'
                                    AND profile_c > 0 AND profile_c < 'Infinity')
-                    LIMIT 1$q$, source) INTO bad;
+                    LIMIT 1$q$, source, participant_column) INTO bad;
     GET DIAGNOSTICS found_bad = ROW_COUNT;
     IF found_bad > 0 THEN
         RAISE EXCEPTION 'k_same_synth: unusable event % of participant %: type %, duration_ms %', bad.event_index,
@@ -123,15 +126,16 @@ BEGIN
     END IF;
     -- One k_same_select over two pseudo-tasks per task: "<task> f" (fixations: centroid, sigma, duration) and
     -- "<task> s" (saccades: profile a, b, c, duration). Across tasks one grouping holds for both.
-    events := format($q$SELECT participant::text AS participant, task::text || ' f' AS task,
-                               row_number() OVER (PARTITION BY participant, task ORDER BY event_index)::int AS "window",
+    events := format($q$SELECT %2$I::text AS participant, %3$I::text || ' f' AS task,
+                               row_number() OVER (PARTITION BY %2$I, %3$I ORDER BY event_index)::int AS "window",
                                ARRAY[centroid_x, centroid_y, sigma_x, sigma_y, duration_ms]::float8[] AS features
                         FROM %1$s WHERE type = 'fixation'
                         UNION ALL
-                        SELECT participant::text, task::text || ' s',
-                               row_number() OVER (PARTITION BY participant, task ORDER BY event_index)::int,
+                        SELECT %2$I::text, %3$I::text || ' s',
+                               row_number() OVER (PARTITION BY %2$I, %3$I ORDER BY event_index)::int,
                                ARRAY[profile_a, profile_b, profile_c, duration_ms]::float8[]
-                        FROM %1$s WHERE type = 'saccade' AND profile_a IS NOT NULL$q$, source);
+                        FROM %1$s WHERE type = 'saccade' AND profile_a IS NOT NULL$q$,
+                     source, participant_column, task_column);
     -- One query, no temporary table (a release runs it in a security-restricted operation): the released
     -- event sequence of each participant and task, from the group's parameter sequences held as 2-D arrays
     -- (rows in window order): fixation w, then saccade w from fixation w's centroid to fixation w + 1's
@@ -185,10 +189,10 @@ BEGIN
     ORDER BY q.participant, q.task, s.t_ms;
 END
 $fn$;
-COMMENT ON FUNCTION @extschema@.k_same_synth(regclass, integer, float8, boolean, text, bytea) IS
+COMMENT ON FUNCTION @extschema@.k_same_synth(regclass, integer, float8, name, name, boolean, text, bytea) IS
     'Curator: k-same-synth (David-John et al. 2023, supplement 2.1). The source holds events as detect_events '
     'returns them plus participant and task columns (participant, task, event_index, type, duration_ms, '
-    'centroid_x/y, sigma_x/y, profile_a/b/c). The fixation parameter sequences (centroid, sigma, duration) and the '
+    'centroid_x/y, sigma_x/y, profile_a/b/c; other participant and task names via *_column). The fixation parameter sequences (centroid, sigma, duration) and the '
     'saccade parameter sequences (profile a, b, c, duration) of every task are made k-anonymous by k_same_select '
     '(the same grouping, padding and errors; across_tasks => true, the default, draws one grouping for the '
     'fixations and saccades of every task; false is the paper''s variant: separate groupings for the fixations '
@@ -204,7 +208,9 @@ COMMENT ON FUNCTION @extschema@.k_same_synth(regclass, integer, float8, boolean,
     'parameter sequence shared by at least k participants (across tasks: the whole release of a participant); '
     'the synthetic samples add fresh noise to the fixations only. Released exactly: participant ids, tasks, '
     'the group ids, each group''s event counts (the task''s longest sequences, padded) and mean durations '
-    '(rounded), hence timestamps. With dataset => logged as k_same_select (epsilon 0) before the source is read.';
+    '(rounded), hence timestamps. With dataset => logged as k_same_select (epsilon 0) before the source is read. '
+    'With a secret (32 bytes or more) the grouping and every stream''s fixation draws (a key per participant and '
+    'task derived from it) come from it alone, as the served-once release_k_same_synth needs.';
 
 -- Analyst release (src/pg/budget/analyst_release.cpp): served once ------------------------------------------
 
@@ -264,6 +270,107 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION @extschema@._plan_release_k_same_select(regrole, text, integer, boolean) IS
     'Internal: the plan of release_k_same_select, served once. Privacy: logged with epsilon 0.';
+
+-- {"k": k, "across_tasks": true, "sampling_rate_hz": rate}: the group size, the grouping, and the public
+-- sampling grid of the synthetic streams.
+CREATE FUNCTION @extschema@.k_same_synth_cost(k integer, sampling_rate_hz float8, across_tasks boolean DEFAULT true,
+                                              source text DEFAULT NULL)
+    RETURNS @extschema@.release_cost LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    c @extschema@.release_cost := @extschema@.k_same_select_cost(k, NULL, across_tasks, source);  -- validates k
+BEGIN
+    IF NOT (sampling_rate_hz > 0 AND sampling_rate_hz < 'Infinity') THEN  -- NULL and NaN too
+        RAISE EXCEPTION 'sampling_rate_hz must be positive and finite, got %', sampling_rate_hz USING ERRCODE = '22023';
+    END IF;
+    c.mechanism := 'k_same_synth';
+    c.parameters := c.parameters - 'class_column' || jsonb_build_object('sampling_rate_hz', sampling_rate_hz);
+    RETURN c;
+END $$;
+COMMENT ON FUNCTION @extschema@.k_same_synth_cost(integer, float8, boolean, text) IS
+    'The ledger record of a release_k_same_synth release with these parameters: mechanism k_same_synth, guarantee '
+    'k-anonymity, epsilon 0, delta 0, no data-dependent choice, parameters {k, across_tasks, grouping, '
+    'sampling_rate_hz, source}. ERROR 22023 for k < 2 or a sampling rate that is not positive and finite. '
+    'Privacy: pure calculation, releases nothing.';
+
+CREATE FUNCTION @extschema@.release_k_same_synth(dataset text, k integer DEFAULT NULL,
+                                                 across_tasks boolean DEFAULT NULL,
+                                                 sampling_rate_hz float8 DEFAULT NULL)
+    RETURNS TABLE (participant text, task text, t_ms float8, x float8, y float8, event_index integer, type text,
+                   group_id integer)
+    AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 10000;
+COMMENT ON FUNCTION @extschema@.release_k_same_synth(text, integer, boolean, float8) IS
+    'Analyst release: k_same_synth over a registered dataset whose relation holds events (detect_events columns '
+    'plus its participant and task columns) with the k, the grouping (across_tasks) and the sampling rate of the '
+    'dataset''s k_same_synth release policy (passing them is allowed only with the policy''s values; 42501 '
+    'otherwise). Served once: the first request makes the release (logged in the ledger of the role whose '
+    'privileges run it as k_same_synth, epsilon 0, k_same_synth_cost) and every later request, by any analyst '
+    'holding a budget on the dataset, returns the identical rows without a new ledger row, until the owner calls '
+    'reset_release(dataset, ''k_same_synth''). The grouping and the fixation draws come from the dataset''s '
+    'release secret, so a first release recomputed after a rolled-back transaction is the same. Privacy: '
+    'k-anonymity of the parameter sequences (not DP), as k_same_synth; two releases of the same data could be '
+    'intersected (groupings) or averaged (fixation draws), which serving once prevents.';
+REVOKE ALL ON FUNCTION @extschema@.release_k_same_synth(text, integer, boolean, float8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.release_k_same_synth(text, integer, boolean, float8)
+    TO gazepriv_analyst, gazepriv_curator;
+
+-- The events k_same_synth reads, besides the dataset's participant and task columns.
+CREATE FUNCTION @extschema@._policy_k_same_synth(d @extschema@.datasets, policy jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    k int4 := @extschema@._policy_count('k_same_synth', policy, 'k');
+    across jsonb := coalesce(policy -> 'across_tasks', 'true');
+    rate float8 := @extschema@._policy_number('k_same_synth', policy, 'sampling_rate_hz');
+    missing text;
+BEGIN
+    PERFORM @extschema@._policy_keys('k_same_synth', policy, ARRAY['k', 'across_tasks', 'sampling_rate_hz'],
+                                     ARRAY['k', 'sampling_rate_hz']);
+    IF jsonb_typeof(across) <> 'boolean' THEN
+        RAISE EXCEPTION 'the k_same_synth policy''s across_tasks must be true or false' USING ERRCODE = '22023';
+    END IF;
+    PERFORM @extschema@.k_same_synth_cost(k, rate);  -- validates k and the rate (22023)
+    IF d.task_column IS NULL THEN
+        RAISE EXCEPTION 'dataset "%" has no task column', d.name USING ERRCODE = '22023',
+            HINT = 'A curator registers it with register_dataset(..., task_column => ...).';
+    END IF;
+    SELECT string_agg(c, ', ' ORDER BY o) INTO missing
+    FROM unnest(ARRAY['event_index', 'type', 'duration_ms', 'centroid_x', 'centroid_y', 'sigma_x', 'sigma_y',
+                      'profile_a', 'profile_b', 'profile_c']) WITH ORDINALITY e(c, o)
+    WHERE NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = d.relation AND a.attname = e.c
+                                                   AND a.attnum > 0 AND NOT a.attisdropped);
+    IF missing IS NOT NULL THEN
+        RAISE EXCEPTION 'the relation of dataset "%" has no event column %', d.name, missing USING ERRCODE = '22023',
+            HINT = 'k_same_synth reads events as detect_events returns them, with participant and task columns.';
+    END IF;
+    RETURN jsonb_build_object('k', k, 'across_tasks', across, 'sampling_rate_hz', to_jsonb(rate));
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_k_same_synth(@extschema@.datasets, jsonb) IS
+    'Internal: validates a k_same_synth release policy (and that the dataset''s relation has the event columns). '
+    'Privacy: parameters and the relation''s column names only.';
+
+CREATE FUNCTION @extschema@._plan_release_k_same_synth(caller regrole, dataset text, k integer, across_tasks boolean,
+                                                       sampling_rate_hz float8)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, 'dp');
+    p jsonb := @extschema@._release_policy(d, 'k_same_synth');
+    c @extschema@.release_cost;
+BEGIN
+    PERFORM @extschema@._fixed(d, 'k_same_synth', 'k', p -> 'k', to_jsonb(k)),
+            @extschema@._fixed(d, 'k_same_synth', 'across_tasks', p -> 'across_tasks', to_jsonb(across_tasks)),
+            @extschema@._fixed(d, 'k_same_synth', 'sampling_rate_hz', p -> 'sampling_rate_hz',
+                               to_jsonb(sampling_rate_hz));
+    c := @extschema@.k_same_synth_cost((p ->> 'k')::int4, (p ->> 'sampling_rate_hz')::float8,
+                                       (p ->> 'across_tasks')::boolean, d.relation::text);
+    RETURN @extschema@._served_once(ROW(
+        d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices, c.parameters,
+        format('SELECT * FROM @extschema@.k_same_synth(%L, %s, %L::float8, %L, %L, %s, NULL, $5)',
+               d.relation::text, p ->> 'k', p ->> 'sampling_rate_hz', d.participant_column, d.task_column,
+               p ->> 'across_tasks'),
+        NULL, NULL, NULL)::@extschema@._release_plan, d, 'k_same_synth');
+END $$;
+COMMENT ON FUNCTION @extschema@._plan_release_k_same_synth(regrole, text, integer, boolean, float8) IS
+    'Internal: the plan of release_k_same_synth, served once. Privacy: logged with epsilon 0.';
 
 -- Demographic generalisation ----------------------------------------------------------------------------
 
