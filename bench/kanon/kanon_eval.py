@@ -7,6 +7,11 @@
       one grouping across tasks ("across", the default) or per task ("task", the paper's); k = 1: the raw
       half 1)
       Prints the re-identification and task-classification table; writes a plot.
+  kanon_eval.py synth-attack STREAMS.csv
+      STREAMS.csv: kind,k,participant,task,features  (one feature vector per stream; kind original (whole
+      streams), first / second (the halves of each original stream in time) or synthetic (k-same-synth at k))
+      Prints the re-identification of synthetic streams by 1-NN and a random forest trained on the originals,
+      with the positive control (trained on first halves, identifying second halves) and chance.
 """
 import csv
 import sys
@@ -121,6 +126,112 @@ def per_participant(scores, truth, classes):
     return accuracy(np.array(total), people, classes)
 
 
+def forest_scores(train, labels, test, classes, trees=100, rng=None):
+    """Random forest (Breiman 2001): `trees` Gini trees grown to purity on bootstrap samples, sqrt(d) random
+    features tried per split; the scores are the mean of the trees' leaf class distributions."""
+    index = {c: i for i, c in enumerate(classes)}
+    y = np.array([index[c] for c in labels])
+    n, d = train.shape
+    tried = max(1, int(np.sqrt(d)))
+    scores = np.zeros((len(test), len(classes)))
+    for _ in range(trees):
+        rows = rng.integers(0, n, n)
+        scores += predict_tree(grow_tree(train[rows], y[rows], len(classes), tried, rng), test)
+    return scores / trees
+
+
+def grow_tree(x, y, classes, tried, rng):
+    """A tree as parallel lists: split feature (-1 for a leaf), threshold, left and right child, leaf
+    class distribution."""
+    feature, threshold, left, right, leaf = [], [], [], [], []
+
+    def node(rows):
+        i = len(feature)
+        feature.append(-1), threshold.append(0.0), left.append(-1), right.append(-1)
+        counts = np.bincount(y[rows], minlength=classes).astype(float)
+        leaf.append(counts / counts.sum())
+        if len(rows) < 2 or counts.max() == len(rows):
+            return i
+        best = (np.inf, -1, 0.0)
+        for f in rng.choice(x.shape[1], size=tried, replace=False):
+            order = rows[np.argsort(x[rows, f], kind="stable")]
+            v = x[order, f]
+            onehot = np.zeros((len(order), classes))
+            onehot[np.arange(len(order)), y[order]] = 1
+            below = np.cumsum(onehot, axis=0)[:-1]  # class counts left of each cut
+            above = counts - below
+            nl = np.arange(1, len(order))[:, None]
+            gini = (nl[:, 0] - (below ** 2).sum(axis=1) / nl[:, 0]) + \
+                   ((len(order) - nl[:, 0]) - (above ** 2).sum(axis=1) / (len(order) - nl[:, 0]))
+            gini[v[1:] == v[:-1]] = np.inf  # cut only between distinct values
+            j = int(np.argmin(gini))
+            if gini[j] < best[0]:
+                best = (gini[j], f, (v[j] + v[j + 1]) / 2)
+        if best[1] < 0:
+            return i
+        go_left = x[rows, best[1]] <= best[2]
+        feature[i], threshold[i] = best[1], best[2]
+        left[i] = node(rows[go_left])
+        right[i] = node(rows[~go_left])
+        return i
+
+    node(np.arange(len(y)))
+    return np.array(feature), np.array(threshold), np.array(left), np.array(right), np.array(leaf)
+
+
+def predict_tree(tree, x):
+    feature, threshold, left, right, leaf = tree
+    at = np.zeros(len(x), dtype=np.int64)
+    while True:
+        inner = feature[at] >= 0
+        if not inner.any():
+            return leaf[at]
+        f = feature[at[inner]]
+        at[inner] = np.where(x[inner, f] <= threshold[at[inner]], left[at[inner]], right[at[inner]])
+
+
+def synth_attack(path):
+    streams = {}
+    for r in csv.DictReader(open(path)):
+        if r["features"] == "":
+            continue  # a stream too short for one feature window
+        key = (r["kind"], int(r["k"] or 0))
+        streams.setdefault(key, []).append((r["participant"], r["task"], parse_array(r["features"])))
+    rng = np.random.default_rng(17)
+    people = sorted({p for p, _, _ in streams[("original", 0)]})
+
+    def evaluate(train_rows, test_rows):
+        train = np.array([f for _, _, f in train_rows])
+        test = np.array([f for _, _, f in test_rows])
+        keep = np.isfinite(train).all(axis=0) & np.isfinite(test).all(axis=0)
+        train, test = standardise(train[:, keep], test[:, keep])
+        labels, truth = [p for p, _, _ in train_rows], [p for p, _, _ in test_rows]
+        # 1-NN among the training streams of the same task (image); the forest over all tasks.
+        nn = np.zeros((len(test), len(people)))
+        for task in sorted({t for _, t, _ in test_rows}):
+            a = np.array([t == task for _, t, _ in train_rows])
+            b = np.array([t == task for _, t, _ in test_rows])
+            if a.any():
+                nn[b] = nn_scores(train[a], [l for l, m in zip(labels, a) if m], test[b], people)
+        rf = forest_scores(train, labels, test, people, rng=rng)
+        return (accuracy(nn, truth, people), per_participant(nn, truth, people),
+                accuracy(rf, truth, people), per_participant(rf, truth, people), len(test))
+
+    rows = [("chance", None, (1 / len(people),) * 4 + (None,))]
+    rows.append(("positive control: first halves -> second halves", None,
+                 evaluate(streams[("first", 0)], streams[("second", 0)])))
+    for kind, k in sorted(key for key in streams if key[0] == "synthetic"):
+        rows.append((f"k-same-synth k = {k}: originals -> synthetic", k,
+                     evaluate(streams[("original", 0)], streams[(kind, k)])))
+    print(f"{len(people)} participants; per stream: each test stream alone; per participant: scores averaged "
+          f"over all of a participant's test streams (one decision per participant)")
+    print(f"| attack | test streams | 1-NN per stream | 1-NN per participant | random forest per stream | "
+          f"random forest per participant |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, _, (a, b, c, d, n) in rows:
+        print(f"| {name} | {'' if n is None else n} | {a:.3f} | {b:.3f} | {c:.3f} | {d:.3f} |")
+
+
 def attack(raw_path, releases_path, png):
     raw = load_raw(raw_path)
     test = [r for r in raw if r[2] == 2]
@@ -209,5 +320,7 @@ if __name__ == "__main__":
         numpy_time(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "attack":
         attack(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "synth-attack":
+        synth_attack(sys.argv[2])
     else:
         sys.exit(__doc__)

@@ -2,9 +2,12 @@
 # k-same-synth on the full Uniss-FGD recordings ($SHARED_DATA; images are the tasks, 300 Hz Tobii), on a
 # throwaway cluster: for k = 2, 4, 5 (one grouping across images, the default)
 #   1. throughput of k_same_synth in synthetic samples per second, against detect_events on the same traces;
-#   2. re-identification of the synthetic streams by an attacker who holds the original streams: per
-#      (participant, image) the mean feature_windows vector (1 s windows every 1 s: a stream lasts a few seconds), z-scored per feature over
-#      the originals; 1-NN among the originals of the same image; chance is 1 / participants;
+#   2. re-identification of the synthetic streams by an attacker who holds the original streams
+#      (kanon_eval.py synth-attack): per (participant, image) stream the mean feature_windows vector (1 s
+#      windows every 250 ms: a stream lasts a few seconds), z-scored over the training streams; 1-NN among the
+#      training streams of the same image and a random forest over all images; chance is 1 / participants.
+#      Positive control: the same attacks trained on the first half (in time) of every original stream and
+#      identifying the second halves, which must be far above chance for the attack to mean anything;
 #   3. what the synthetic streams keep: fixations detected per stream, fixation duration and saccade
 #      amplitude (median, mean) against the originals.
 # SYNTH_IMAGES limits the images (default all) to keep the run short on a shared machine.
@@ -46,21 +49,27 @@ DELETE FROM events WHERE participant NOT IN (
 DELETE FROM traces WHERE participant NOT IN (SELECT participant FROM events);
 SELECT count(DISTINCT participant) AS participants, count(DISTINCT task) AS images, count(*) AS events,
        (SELECT sum((SELECT count(*) FROM gazepriv.trace_samples(trace))) FROM traces) AS samples FROM events;
--- Features of a stream: the mean of its 5 s windows.
+-- Features of a stream: the mean of its 1 s windows every 250 ms.
 CREATE FUNCTION stream_features(trace gazepriv.gaze_trace) RETURNS float8[] LANGUAGE sql AS $$
     SELECT array_agg(v ORDER BY i) FROM (
         SELECT i, avg(f.features[i]) AS v
         FROM gazepriv.feature_windows(trace, gazepriv.ivt(30, 0, 20, 75, 75,
-                 gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370)), 5, window_ms => 1000, step_ms => 1000) f,
+                 gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370)), 5, window_ms => 1000, step_ms => 250) f,
              generate_subscripts(f.features, 1) i GROUP BY i) s $$;
-CREATE TABLE original_features AS SELECT participant, stimulus::text AS task, stream_features(trace) AS f FROM traces;
-CREATE TABLE feature_scale AS
-SELECT i, avg(f[i]) AS mean, nullif(stddev_pop(f[i]), 0) AS sd
-FROM original_features, generate_subscripts(f, 1) i GROUP BY i;
-CREATE TABLE results (k int, seconds float8, samples bigint, reid_1nn float8, chance float8,
+-- The attacker's streams: the originals whole, and split in time into halves (the positive control).
+CREATE TABLE stream_features (kind text, k int, participant text, task text, f float8[]);
+INSERT INTO stream_features SELECT 'original', 0, participant, stimulus::text, stream_features(trace) FROM traces;
+INSERT INTO stream_features
+SELECT CASE WHEN second THEN 'second' ELSE 'first' END, 0, participant, stimulus::text,
+       stream_features(gazepriv.make_trace(t_ms, x, y))
+FROM (SELECT s.*, s.t_ms >= (min(s.t_ms) OVER w + max(s.t_ms) OVER w) / 2 AS second
+      FROM uniss_samples s JOIN traces USING (participant, stimulus)
+      WINDOW w AS (PARTITION BY s.participant, s.stimulus)) h
+GROUP BY participant, stimulus, second;
+CREATE TABLE results (k int, seconds float8, samples bigint, chance float8,
                       fixations_per_stream float8, fixation_ms_median float8, amplitude_deg_median float8);
 INSERT INTO results
-SELECT 0, NULL, NULL, NULL, 1.0 / count(DISTINCT participant),
+SELECT 0, NULL, NULL, 1.0 / count(DISTINCT participant),
        (SELECT count(*)::float8 / count(DISTINCT (participant, task)) FROM events WHERE type = 'fixation'),
        (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FROM events WHERE type = 'fixation'),
        (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY amplitude) FROM events WHERE type = 'saccade')
@@ -73,22 +82,17 @@ BEGIN
     DROP TABLE IF EXISTS synthetic;
     CREATE TABLE synthetic AS SELECT * FROM gazepriv.k_same_synth('events', k, 300);
     took := extract(epoch FROM clock_timestamp() - started);
-    DROP TABLE IF EXISTS synthetic_traces, synthetic_events, synthetic_features;
+    DROP TABLE IF EXISTS synthetic_traces, synthetic_events;
     CREATE TABLE synthetic_traces AS
     SELECT participant, task, gazepriv.make_trace(t_ms, x, y) AS trace FROM synthetic GROUP BY 1, 2;
     CREATE TABLE synthetic_events AS
     SELECT s.participant, s.task, e.* FROM synthetic_traces s,
          gazepriv.detect_events(s.trace, gazepriv.ivt(30, 0, 20, 75, 75,
                                 gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370))) e;
-    CREATE TABLE synthetic_features AS SELECT participant, task, stream_features(trace) AS f FROM synthetic_traces;
+    INSERT INTO stream_features
+    SELECT 'synthetic', k, participant, task, stream_features(trace) FROM synthetic_traces;
     INSERT INTO results
-    SELECT k, took, (SELECT count(*) FROM synthetic),
-           (SELECT avg((nearest = s.participant)::int) FROM (
-                SELECT s.participant, (SELECT o.participant FROM original_features o WHERE o.task = s.task
-                                       ORDER BY (SELECT sum(((s.f[c.i] - o.f[c.i]) / c.sd) ^ 2)
-                                                 FROM feature_scale c WHERE c.sd IS NOT NULL) LIMIT 1) AS nearest
-                FROM synthetic_features s) s),
-           NULL,
+    SELECT k, took, (SELECT count(*) FROM synthetic), NULL,
            (SELECT count(*)::float8 / count(DISTINCT (participant, task)) FROM synthetic_events WHERE type = 'fixation'),
            (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FROM synthetic_events WHERE type = 'fixation'),
            (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY amplitude) FROM synthetic_events WHERE type = 'saccade');
@@ -100,9 +104,11 @@ SELECT evaluate(2);
 SELECT evaluate(4);
 SELECT evaluate(5);
 SELECT k, round(seconds::numeric, 2) AS seconds, samples, round((samples / seconds)::numeric) AS samples_per_s,
-       round(reid_1nn::numeric, 3) AS reid_1nn, round(chance::numeric, 3) AS chance,
+       round(chance::numeric, 3) AS chance,
        round(fixations_per_stream::numeric, 1) AS fixations_per_stream,
        round(fixation_ms_median::numeric, 1) AS fixation_ms_median,
        round(amplitude_deg_median::numeric, 2) AS amplitude_deg_median
 FROM results ORDER BY k;
 SQL
+psql -c "\\copy (SELECT kind, k, participant, task, f AS features FROM stream_features) TO '$dir/streams.csv' WITH (FORMAT csv, HEADER true)"
+"$PYTHON" bench/kanon/kanon_eval.py synth-attack "$dir/streams.csv"

@@ -348,6 +348,34 @@ COMMENT ON FUNCTION @extschema@._policy_k_same_synth(@extschema@.datasets, jsonb
     'Internal: validates a k_same_synth release policy (and that the dataset''s relation has the event columns). '
     'Privacy: parameters and the relation''s column names only.';
 
+-- What the release runs as the dataset's owner: k_same_synth, with its errors about the data (which name the
+-- offending event and its values) replaced by ones that name no data: the analyst may not see the events.
+CREATE FUNCTION @extschema@._release_k_same_synth(source regclass, k integer, sampling_rate_hz float8,
+                                                  participant_column name, task_column name, across_tasks boolean,
+                                                  secret bytea)
+    RETURNS TABLE (participant text, task text, t_ms float8, x float8, y float8, event_index integer, type text,
+                   group_id integer)
+    LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED ROWS 10000 SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    RETURN QUERY SELECT * FROM @extschema@.k_same_synth(source, k, sampling_rate_hz, participant_column, task_column,
+                                                        across_tasks, NULL, secret);
+EXCEPTION
+    WHEN invalid_parameter_value THEN
+        RAISE EXCEPTION 'the events of this dataset cannot be synthesised under its k_same_synth policy'
+            USING ERRCODE = '22023', DETAIL = 'Nothing was released; the reason names data only its owner may see.',
+                  HINT = 'The dataset''s owner runs k_same_synth on its relation to see why.';
+    WHEN program_limit_exceeded THEN
+        RAISE EXCEPTION 'the release would have more samples than gazepriv.max_synthesized_samples (%)',
+                        current_setting('gazepriv.max_synthesized_samples') USING ERRCODE = '54000',
+            DETAIL = 'Nothing was released.';
+END
+$fn$;
+COMMENT ON FUNCTION @extschema@._release_k_same_synth(regclass, integer, float8, name, name, boolean, bytea) IS
+    'Internal: k_same_synth as release_k_same_synth runs it (as the dataset''s owner), with errors that name no '
+    'data. Privacy: as k_same_synth.';
+GRANT EXECUTE ON FUNCTION @extschema@._release_k_same_synth(regclass, integer, float8, name, name, boolean, bytea)
+    TO gazepriv_curator;
+
 CREATE FUNCTION @extschema@._plan_release_k_same_synth(caller regrole, dataset text, k integer, across_tasks boolean,
                                                        sampling_rate_hz float8)
     RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
@@ -364,7 +392,7 @@ BEGIN
                                        (p ->> 'across_tasks')::boolean, d.relation::text);
     RETURN @extschema@._served_once(ROW(
         d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices, c.parameters,
-        format('SELECT * FROM @extschema@.k_same_synth(%L, %s, %L::float8, %L, %L, %s, NULL, $5)',
+        format('SELECT * FROM @extschema@._release_k_same_synth(%L, %s, %L::float8, %L, %L, %s, $5)',
                d.relation::text, p ->> 'k', p ->> 'sampling_rate_hz', d.participant_column, d.task_column,
                p ->> 'across_tasks'),
         NULL, NULL, NULL)::@extschema@._release_plan, d, 'k_same_synth');

@@ -88,4 +88,14 @@ check "the ledger says so" "$(psql -At -c "SELECT string_agg(format('%s %s %s %s
 second=$(as analyst_a -c "$(release)" 2>&1 || true)
 check "the next request is a new release (a new secret)" "$([ "$second" != "$first" ] && echo new || echo same)" new
 check "... logged" "$(psql -At -c "SELECT count(*) FROM gazepriv.ledger WHERE mechanism = 'k_same_synth'")" 3
+
+# A release's errors about the data name none of it: the curator's function names the event and its values.
+as curator_b -c "UPDATE public.uniss_events SET sigma_x = 'NaN' WHERE participant = '03' AND type = 'fixation'" \
+             -c "SELECT gazepriv.reset_release('synth', 'k_same_synth')" >/dev/null
+check "unusable events: 22023" "$(sqlstate analyst_a "$(release)")" 22023
+refused=$(as analyst_a -c "$(release)" 2>&1 || true)
+check "... with a message that names no participant, event or value" \
+    "$(grep -cE "NaN|03|event [0-9]|centroid" <<<"$refused" || true)" 0
+check "... while the owner's own call names them" \
+    "$(message curator_b "SELECT count(*) FROM gazepriv.k_same_synth('public.uniss_events', 4, 300)" | grep -c "participant 03" || true)" 1
 finish
