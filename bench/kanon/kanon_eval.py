@@ -8,8 +8,9 @@
       half 1)
       Prints the re-identification and task-classification table; writes a plot.
   kanon_eval.py synth-attack STREAMS.csv
-      STREAMS.csv: kind,k,participant,task,features  (one feature vector per stream; kind original (whole
-      streams), first / second (the halves of each original stream in time) or synthetic (k-same-synth at k))
+      STREAMS.csv: kind,k,rep,participant,task,features  (one feature vector per stream; kind original (whole
+      streams), first / second (the halves of each original stream in time) or synthetic (k-same-synth at k,
+      repetition rep: a grouping of its own))
       Prints the re-identification of synthetic streams by 1-NN and a random forest trained on the originals,
       with the positive control (trained on first halves, identifying second halves) and chance.
 """
@@ -195,10 +196,10 @@ def synth_attack(path):
     for r in csv.DictReader(open(path)):
         if r["features"] == "":
             continue  # a stream too short for one feature window
-        key = (r["kind"], int(r["k"] or 0))
+        key = (r["kind"], int(r["k"]), int(r["rep"]))
         streams.setdefault(key, []).append((r["participant"], r["task"], parse_array(r["features"])))
     rng = np.random.default_rng(17)
-    people = sorted({p for p, _, _ in streams[("original", 0)]})
+    people = sorted({p for p, _, _ in streams[("original", 0, 0)]})
 
     def evaluate(train_rows, test_rows):
         train = np.array([f for _, _, f in train_rows])
@@ -206,7 +207,7 @@ def synth_attack(path):
         keep = np.isfinite(train).all(axis=0) & np.isfinite(test).all(axis=0)
         train, test = standardise(train[:, keep], test[:, keep])
         labels, truth = [p for p, _, _ in train_rows], [p for p, _, _ in test_rows]
-        # 1-NN among the training streams of the same task (image); the forest over all tasks.
+        # 1-NN among the training streams of the same task; the forest over all tasks.
         nn = np.zeros((len(test), len(people)))
         for task in sorted({t for _, t, _ in test_rows}):
             a = np.array([t == task for _, t, _ in train_rows])
@@ -214,22 +215,31 @@ def synth_attack(path):
             if a.any():
                 nn[b] = nn_scores(train[a], [l for l, m in zip(labels, a) if m], test[b], people)
         rf = forest_scores(train, labels, test, people, rng=rng)
-        return (accuracy(nn, truth, people), per_participant(nn, truth, people),
-                accuracy(rf, truth, people), per_participant(rf, truth, people), len(test))
+        return np.array([accuracy(nn, truth, people), per_participant(nn, truth, people),
+                         accuracy(rf, truth, people), per_participant(rf, truth, people)]), len(test)
 
-    rows = [("chance", None, (1 / len(people),) * 4 + (None,))]
-    rows.append(("positive control: first halves -> second halves", None,
-                 evaluate(streams[("first", 0)], streams[("second", 0)])))
-    for kind, k in sorted(key for key in streams if key[0] == "synthetic"):
-        rows.append((f"k-same-synth k = {k}: originals -> synthetic", k,
-                     evaluate(streams[("original", 0)], streams[(kind, k)])))
+    def cell(values):
+        values = np.array(values)
+        if len(values) == 1:
+            return f"{values[0]:.3f}"
+        return f"{values.mean():.3f} ({values.min():.3f}–{values.max():.3f})"
+
+    rows = [("chance (1 / participants)", "", [np.full(4, 1 / len(people))])]
+    control, n = evaluate(streams[("first", 0, 0)], streams[("second", 0, 0)])
+    rows.append(("positive control: first halves → second halves", n, [control]))
+    for k in sorted({key[1] for key in streams if key[0] == "synthetic"}):
+        reps = sorted(key for key in streams if key[0] == "synthetic" and key[1] == k)
+        results = [evaluate(streams[("original", 0, 0)], streams[key]) for key in reps]
+        rows.append((f"k-same-synth k = {k}: originals → synthetic ({len(reps)} groupings)", results[0][1],
+                     [r for r, _ in results]))
     print(f"{len(people)} participants; per stream: each test stream alone; per participant: scores averaged "
-          f"over all of a participant's test streams (one decision per participant)")
-    print(f"| attack | test streams | 1-NN per stream | 1-NN per participant | random forest per stream | "
-          f"random forest per participant |")
+          f"over all of a participant's test streams (one decision per participant); several groupings: "
+          f"mean (min–max)")
+    print("| attack | test streams | 1-NN per stream | 1-NN per participant | random forest per stream | "
+          "random forest per participant |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name, _, (a, b, c, d, n) in rows:
-        print(f"| {name} | {'' if n is None else n} | {a:.3f} | {b:.3f} | {c:.3f} | {d:.3f} |")
+    for name, n, results in rows:
+        print(f"| {name} | {n} | " + " | ".join(cell([r[i] for r in results]) for i in range(4)) + " |")
 
 
 def attack(raw_path, releases_path, png):
