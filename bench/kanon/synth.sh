@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # k-same-synth on full recordings ($SHARED_DATA), on a throwaway cluster. SYNTH_DATA=uniss (default: Uniss-FGD,
 # the images are the tasks, Tobii at 300 Hz, I-VT 30 deg/s on the screen) or hoppe (Hoppe et al. 2018: the way
-# to the shop, the shop and the way back are the tasks, SMI scene camera at 60 Hz, I-VT 60 deg/s). For k = 2, 4,
+# to the shop, the shop and the way back are the tasks, SMI scene camera at 60 Hz, I-DT 3 deg, 100 ms). For k = 2, 4,
 # 5 (one grouping across tasks, the default), SYNTH_REPS groupings each (default 3):
 #   1. throughput of k_same_synth in synthetic samples per second, against detect_events on the same traces;
 #   2. re-identification of the synthetic streams by an attacker who holds the original streams
@@ -48,7 +48,7 @@ SELECT h.participant, CASE WHEN h.t_ms < p.shop_enter_s * 1000 THEN 'way_to_shop
        h.t_ms, CASE WHEN h.x BETWEEN -1 AND 2 AND h.y BETWEEN -1 AND 2 THEN h.x END AS x, h.y
 FROM hoppe_samples h JOIN hoppe_participants p USING (participant);
 CREATE FUNCTION detector() RETURNS gazepriv.event_detector LANGUAGE sql IMMUTABLE
-    RETURN gazepriv.ivt(60, 0, 33.4, 75, 75, gazepriv.camera_geometry(60, 46));
+    RETURN gazepriv.idt(3, 100, gap_fill_ms => 75, geometry => gazepriv.camera_geometry(60, 46));
 CREATE FUNCTION rate_hz() RETURNS float8 LANGUAGE sql IMMUTABLE RETURN 60;
 SQL
     ;;
