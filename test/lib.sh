@@ -105,3 +105,13 @@ load_full_hoppe() {
         cluster_psql -c "\\copy hoppe_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
     done
 }
+
+# The full Uniss-FGD recordings ($SHARED_DATA) into uniss_samples on the current cluster (the table of
+# test/demo/uniss_tables.psql), for the benchmarks.
+load_full_uniss() {
+    local f
+    cluster_psql -f test/demo/uniss_tables.psql
+    for f in "$SHARED_DATA"/uniss_fgd/samples/img_*.csv; do
+        cluster_psql -c "\\copy uniss_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
+    done
+}

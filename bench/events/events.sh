@@ -11,14 +11,8 @@ psql() { cluster_psql -P footer=off "$@"; }
 mkdir -p bench/out
 
 # The full datasets, in the canonical sample shape.
-psql <<'SQL'
-CREATE EXTENSION gazepriv;
-CREATE TABLE uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
-                            pupil_left float8, pupil_right float8, event text, fixation_index int);
-SQL
-for f in "$SHARED_DATA"/uniss_fgd/samples/*.csv; do
-    psql -c "\\copy uniss_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
+psql -c "CREATE EXTENSION gazepriv"
+load_full_uniss
 load_full_hoppe
 
 psql <<'SQL'

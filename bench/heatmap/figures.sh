@@ -19,8 +19,7 @@ mkdir -p "$out"
 psql_() { cluster_psql -P footer=off "$@"; }
 psql_ -v out="$REPO/$out" <<'SQL'
 CREATE EXTENSION gazepriv;
-CREATE TABLE uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
-                            pupil_left float8, pupil_right float8, event text, fixation_index int);
+\i test/demo/uniss_tables.psql
 \copy uniss_samples FROM 'test/data/uniss_fgd/img_002.csv' WITH (FORMAT csv, HEADER true)
 \i test/demo/generated_stimulus.psql
 SET gazepriv.seed = 21;

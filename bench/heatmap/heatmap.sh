@@ -17,15 +17,12 @@ cd "$(dirname "$0")/../.."
 throwaway_cluster >/dev/null
 psql_() { cluster_psql -P footer=off "$@"; }
 
-psql_ -c "CREATE EXTENSION gazepriv" -c "CREATE TABLE uniss_raw (participant text, stimulus int, t_ms float8, x float8,
-    y float8, pupil_left float8, pupil_right float8, event text, fixation_index int)"
-for f in "$SHARED_DATA"/uniss_fgd/samples/img_*.csv; do
-    psql_ -c "\\copy uniss_raw FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
+psql_ -c "CREATE EXTENSION gazepriv"
+load_full_uniss
 psql_ <<'SQL'
 CREATE TABLE samples (participant text, stimulus int, t_ms float8, x float8, y float8);
 DO $$ BEGIN FOR r IN 0..18 LOOP
-    INSERT INTO samples SELECT participant || '_' || r, stimulus, t_ms, x, y FROM uniss_raw;
+    INSERT INTO samples SELECT participant || '_' || r, stimulus, t_ms, x, y FROM uniss_samples;
 END LOOP; END $$;
 VACUUM ANALYZE samples;
 CREATE FUNCTION cpu_ms() RETURNS float8 LANGUAGE sql AS $$

@@ -40,22 +40,15 @@ rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.2f", n / s / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 echo "loading the real recordings from $SHARED_DATA"
-psql_run <<'SQL'
-CREATE EXTENSION gazepriv;
-CREATE TABLE hoppe (participant text, t_ms float8, x float8, y float8, pupil_right float8, pupil_left float8,
-                    event text);
-CREATE TABLE uniss (participant text, image int, t_ms float8, x float8, y float8, pupil_left float8,
-                    pupil_right float8, event text, fixation_index int);
-SQL
-for f in "$SHARED_DATA"/hoppe2018_everyday/samples/participant_*.csv; do
-    psql_run -c "\\copy hoppe FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
-for f in "$SHARED_DATA"/uniss_fgd/samples/img_*.csv; do
-    psql_run -c "\\copy uniss FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
+psql_run -c "CREATE EXTENSION gazepriv"
+load_full_hoppe
+load_full_uniss
 psql_run <<SQL
-VACUUM ANALYZE hoppe;
-VACUUM ANALYZE uniss;
+VACUUM ANALYZE hoppe_samples;
+VACUUM ANALYZE uniss_samples;
+CREATE VIEW hoppe AS SELECT * FROM hoppe_samples;
+CREATE VIEW uniss AS SELECT participant, stimulus AS image, t_ms, x, y, pupil_left, pupil_right, event, fixation_index
+    FROM uniss_samples;
 -- One array per participant, in time order (what kaleido() takes).
 CREATE TABLE hoppe_streams AS SELECT participant, array_agg(t_ms ORDER BY t_ms) t, array_agg(x ORDER BY t_ms) x,
     array_agg(y ORDER BY t_ms) y FROM hoppe GROUP BY participant;

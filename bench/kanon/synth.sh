@@ -25,11 +25,7 @@ REPS=${SYNTH_REPS:-3}
 psql -c "CREATE EXTENSION gazepriv"
 case "$DATA" in
 uniss)
-    psql -c "CREATE TABLE uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
-                                         pupil_left float8, pupil_right float8, event text, fixation_index int)"
-    for f in "$SHARED_DATA"/uniss_fgd/samples/*.csv; do
-        psql -c "\\copy uniss_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
-    done
+    load_full_uniss
     psql -v images="$IMAGES" <<'SQL'
 CREATE TABLE samples AS SELECT participant, stimulus::text AS task, t_ms, x, y FROM uniss_samples
 WHERE stimulus IN (SELECT DISTINCT stimulus FROM uniss_samples ORDER BY 1 LIMIT :images);

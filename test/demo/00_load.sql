@@ -2,8 +2,7 @@
 CREATE EXTENSION gazepriv;
 
 -- Raw samples in the canonical shape (participant, stimulus, t_ms, x, y), screen pixels.
-CREATE TABLE uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
-                            pupil_left float8, pupil_right float8, event text, fixation_index int);
+\ir uniss_tables.psql
 \copy uniss_samples FROM 'test/data/uniss_fgd/img_002.csv' WITH (FORMAT csv, HEADER true)
 CREATE TABLE uniss_participants (participant text PRIMARY KEY, gender text, recording_date date, screen text);
 \copy uniss_participants FROM 'test/data/uniss_fgd/participants.csv' WITH (FORMAT csv, HEADER true)
