@@ -89,6 +89,36 @@ COMMENT ON FUNCTION @extschema@.heatmap_release_cost(@extschema@.heatmap_spec) I
     'map_sd = noise_sd / observers (per cell of the released map, when observers is given), sensitivities '
     'm sqrt(r) and m r, and the number of cells. Privacy: releases nothing.';
 
+-- What a release will look like, from public facts (doc/privacy/heatmap.md §9) ------------------------------
+
+CREATE FUNCTION @extschema@.heatmap_preview(spec @extschema@.heatmap_spec, prior @extschema@.heatmap,
+    OUT expected_cc float8, OUT signal_sd float8, OUT noise_sd float8, OUT verdict text) RETURNS record
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_preview' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_preview(@extschema@.heatmap_spec, @extschema@.heatmap) IS
+    'The correlation (CC) a dp_heatmap, privatize or release_heatmap release with this spec is expected to have '
+    'with the true map blurred alike, before anything is spent: expected_cc = sqrt(s^2 / (s^2 + v)), s = '
+    'signal_sd the spatial sd of the prior blurred to spec.blur_sigma, sqrt(v) = noise_sd the spatial sd of the '
+    'release''s noise after the blur (heatmap_release_cost''s map_sd times the blur kernel''s sum of squared '
+    'weights, exact at the edges). prior is the curator''s stated expectation of the true map, in the map''s '
+    'units (capped counts per observer per cell: e.g. gaze_map of a pilot study or of public data on the same '
+    'grid and cap, possibly blurred by at most spec.blur_sigma); its values finite (a prior that is itself a noisy release overstates signal_sd). verdict: noise '
+    '(expected_cc < 0.3), weak (< 0.7) or usable. spec.observers (the public n) is required. Errors: 22023 '
+    '(bad spec, a prior on another grid or cap, a NaN or infinite prior value, a prior blurred more '
+    'than the spec), 54000 (a grid above gazepriv.max_heatmap_cells), 22004 (NULL spec, spec.observers or prior). '
+    'Privacy: public parameters and a public prior only; reads no data, draws no noise and charges nothing '
+    '(not even spec.dataset''s budget): free.';
+
+CREATE FUNCTION @extschema@.heatmap_preview(spec @extschema@.heatmap_spec, centre_sd float8,
+    points_per_observer float8, OUT expected_cc float8, OUT signal_sd float8, OUT noise_sd float8,
+    OUT verdict text) RETURNS record
+    AS 'MODULE_PATHNAME', 'gazepriv_heatmap_preview_centre_bias' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.heatmap_preview(@extschema@.heatmap_spec, float8, float8) IS
+    'heatmap_preview with a parametric prior: a centre bias, an isotropic Gaussian of sd centre_sd pixels '
+    'around the grid''s centre holding points_per_observer capped counts per observer on the map (for cap 1, '
+    'the number of distinct cells one observer''s gaze enters: about the fixations per observer when cells are '
+    'larger than a fixation), each cell at most the cap. Errors as heatmap_preview(spec, prior); 22023 for a '
+    'centre_sd or points_per_observer that is not positive and finite. Privacy: public parameters only, free.';
+
 -- Exact capped gaze maps (NOT private) -----------------------------------------------------------------
 
 CREATE FUNCTION @extschema@._gaze_map_sfunc(@extschema@.heatmap_state, text, float8, float8, int4, int4, int4)

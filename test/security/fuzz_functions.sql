@@ -37,7 +37,9 @@ WITH f AS (
         WHEN a.type = 'float8[]'::regtype THEN '''{0.5,1,2}''::float8[]'
         WHEN a.type = 'text[]'::regtype THEN '''{00}''::text[]'
         WHEN a.type IN ('int4[]'::regtype, 'int8[]'::regtype) THEN pg_catalog.format('''{1,2}''::%s', a.type::regtype)
-        WHEN a.type = 'gazepriv.heatmap_spec'::regtype THEN 'gazepriv.heatmap_spec(64, 64, 1)'
+        WHEN a.type = 'gazepriv.heatmap_spec'::regtype THEN 'gazepriv.heatmap_spec(64, 64, 1, observers => 20)'
+        WHEN a.type = 'gazepriv.heatmap'::regtype THEN
+            '(SELECT gazepriv.gaze_map(''00''::text, 1::float8, 1::float8, 64, 64, 1))'
         ELSE pg_catalog.format('NULL::%s', a.type::regtype) END AS value
     FROM args a
 ), hostile AS (  -- the hostile values of each type
@@ -64,6 +66,11 @@ WITH f AS (
             ARRAY['ROW(2147483647, 2147483647, 5e-324, 5e-324, 2147483647, ''gaussian'', ''analytic'', 1e308, 1, -1, NULL)::gazepriv.heatmap_spec',
                   'ROW(64, 64, ''NaN'', ''NaN'', 0, ''laplace'', NULL, ''Infinity'', 0, 0, NULL)::gazepriv.heatmap_spec',
                   'NULL::gazepriv.heatmap_spec']
+        WHEN a.type = 'gazepriv.heatmap'::regtype THEN  -- forged maps: non-finite values, a grid its values do not fill
+            ARRAY['ROW(64, 64, 1, 64, 64, pg_catalog.array_fill(''NaN''::float8, ARRAY[4096]), 1, 1, ''gaussian'', NULL, 1, 1e-5, 1, 1, NULL, 0)::gazepriv.heatmap',
+                  'ROW(2, 1, 1, 2, 1, ''{Infinity,-Infinity}'', 9223372036854775807, 2147483647, ''laplace'', NULL, 5e-324, 0, NULL, NULL, 1e308, 1e308)::gazepriv.heatmap',
+                  'ROW(2147483647, 2147483647, 1, 2147483647, 2147483647, ''{1}'', 1, 1, ''none'', NULL, NULL, NULL, NULL, NULL, NULL, ''NaN'')::gazepriv.heatmap',
+                  'NULL::gazepriv.heatmap']
         ELSE ARRAY[pg_catalog.format('NULL::%s', a.type::regtype)] END) h
 ), calls AS (  -- required arguments by position; an optional hostile one by name (aggregates: by position)
     SELECT f.oid, h.pos, h.value, n.named,
