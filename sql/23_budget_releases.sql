@@ -39,7 +39,11 @@ RESET ROLE;
 SELECT gazepriv.grant_budget('gaze', 'postgres', 10, 0, accounting => 'basic', kind => 'w-event');
 SELECT count(*) AS samples FROM gazepriv.kaleido(ARRAY[0, 10, 20], ARRAY[0, 1, 2], ARRAY[0, 1, 2], 2, 30, 20,
                                                 dataset => 'gaze');
-SELECT role, mechanism, epsilon, guarantee, parameters ->> 'w' AS w, parameters ->> 'r' AS r
+-- Attack (t_skip): a stream's t_skip is derivable too (kaleido() with t_skip NULL: 50 ms in whole samples of its
+-- median interval; the curator's stream above, one sample per 10 ms, gets 4.5 intervals = 45 ms and ceil(30 / 5)
+-- = 6 tests), but every analyst release ran with the policy's t_skip and max_tests, as charged.
+SELECT role, mechanism, epsilon, guarantee, parameters ->> 'w' AS w, parameters ->> 'r' AS r,
+       parameters ->> 't_skip_ms' AS t_skip, parameters ->> 'max_tests' AS max_tests
 FROM gazepriv.ledger WHERE mechanism = 'kaleido' ORDER BY id;
 SELECT role, kind, basic_epsilon_spent, releases FROM gazepriv.budget_status
 WHERE role IN ('release_dana'::regrole, 'postgres'::regrole) ORDER BY role::text, kind;

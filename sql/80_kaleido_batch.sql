@@ -40,6 +40,20 @@ FROM (VALUES (NULL::int), (20)) v(m),
                               1, 60, 10, max_tests => v.m) k
 GROUP BY m ORDER BY m NULLS FIRST;
 
+-- kaleido() with t_skip NULL takes it from the stream too: the supplement's 50 ms as the nearest whole number k of
+-- median intervals, less half an interval. One sample per 30 ms: k = 2 (t_skip 45 ms), the same samples are
+-- skipped as with 50 ms, but a window of 60 samples counts ceil(60 / 2) = 30 tests (epsilon_test 1/60) where 50 ms
+-- counts ceil(60 x 30 / 50) = 36 (1/72). At 60 Hz with +-2 ms of jitter, k = 3: a test is due every third sample
+-- (400 of 600 skipped), where 50 ms waits for a fourth whenever three intervals sum to less than 50 ms (438).
+SELECT stream, given_t_skip, count(*) FILTER (WHERE k.action = 'skipped') AS skipped,
+       round(min(k.epsilon_spent) FILTER (WHERE k.action = 'reused')::numeric, 6) AS epsilon_test
+FROM (VALUES ('30 ms', NULL::float8), ('30 ms', 50), ('60 Hz jittered', NULL), ('60 Hz jittered', 50)) v(stream, given_t_skip),
+     LATERAL gazepriv.kaleido(ARRAY(SELECT CASE v.stream WHEN '30 ms' THEN 30.0 * i ELSE 1000.0 / 60 * i + 2 * sin(1.7 * i) END
+                                    FROM generate_series(0, 599) i),
+                              array_fill(100::float8, ARRAY[600]), array_fill(100::float8, ARRAY[600]),
+                              1, 60, 10, t_skip => v.given_t_skip) k
+GROUP BY stream, given_t_skip ORDER BY stream, given_t_skip NULLS FIRST;
+
 -- Bad input: ERROR 22023 naming the parameter (23502 for a NULL timestamp in live mode, see 71).
 SELECT q AS call, gazepriv_test.error_of(q) AS error FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.kaleido_cost(0, 60, 1)$$,

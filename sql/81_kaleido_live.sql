@@ -29,7 +29,7 @@ SET gazepriv.seed = 7101;
 CREATE TABLE batch AS
 SELECT k.* FROM (SELECT array_agg(t_ms ORDER BY t_ms) t, array_agg(x ORDER BY t_ms) x, array_agg(y ORDER BY t_ms) y
                  FROM hoppe WHERE participant = '0') s,
-               gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05) k;
+               gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, t_skip => 50, max_tests => 20) k;
 SELECT (SELECT count(*) FROM gaze_released) AS live_rows, (SELECT count(*) FROM batch) AS batch_rows,
        (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent FROM gaze_released
                               EXCEPT SELECT * FROM batch) d) AS rows_that_differ,

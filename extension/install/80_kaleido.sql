@@ -15,7 +15,7 @@ COMMENT ON FUNCTION @extschema@.kaleido_cost(float8, integer, float8, float8, fl
 -- Batch ----------------------------------------------------------------------------------------------
 
 CREATE FUNCTION @extschema@.kaleido(t_ms float8[], x float8[], y float8[], epsilon float8, w integer, r float8,
-                                    l_thresh float8 DEFAULT NULL, t_skip float8 DEFAULT 50, h float8 DEFAULT 2,
+                                    l_thresh float8 DEFAULT NULL, t_skip float8 DEFAULT NULL, h float8 DEFAULT 2,
                                     max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
                                     dataset text DEFAULT NULL)
     RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
@@ -26,9 +26,12 @@ COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, in
     'per participant) with Kaleido: one row per sample with the released point, whether it is a new release '
     '(published) or a repeat of the last one (action: published, reused, skipped, capped, exhausted, '
     'missing), and the budget spent at that sample. w counts samples; t_skip is in the unit of t_ms (ms); '
-    'r and l_thresh are in the unit of x and y. At most max_tests tests in any w consecutive samples (default '
-    'ceil(w dt / t_skip), at most w, with dt the median interval of t_ms: the stream''s own rate; t_ms is public '
-    'under the relation below; kaleido_cost and live feeds, which see no stream, use dt = 1000/60 ms); l_thresh defaults to r. A NULL or non-finite x or y is a missing sample; '
+    'r and l_thresh are in the unit of x and y. Defaults from the stream''s own rate, dt the median interval of t_ms '
+    '(public under the relation below): t_skip (NULL) is the supplement''s 50 ms as the nearest whole number k >= 1 '
+    'of intervals, less half an interval, (k - 1/2) dt (a test every k-th sample, robust to jitter below half an '
+    'interval; 50 for a stream of fewer than two samples); at most max_tests tests in any w consecutive samples '
+    '(default ceil(w / ceil(t_skip / dt)), in [1, w]: the supplement''s n_test with t_skip in samples). kaleido_cost '
+    'and live feeds, which see no stream, use t_skip 50 and dt = 1000/60 ms. l_thresh defaults to r. A NULL or non-finite x or y is a missing sample; '
     'decreasing t_ms is an error. clamp_to clamps the released points into a box (post-processing). '
     'Privacy: w-event geo-indistinguishability: streams that differ only inside w consecutive samples, each '
     'position by at most r (same timestamps and missing samples, which are public), get output '

@@ -40,15 +40,15 @@ feed_turns 0 & even=$!
 feed_turns 1 & odd=$!
 wait $one $two $even $odd
 
-# The batch calls get the live feed's max_tests (the nominal 60 Hz rule: 20 for w = 60, t_skip = 50), which
+# The batch calls get the live feed's t_skip (50) and max_tests (the nominal 60 Hz rule: 20 for w = 60), which
 # batch kaleido() would otherwise take from the stream's own rate.
 result=$(psql_run -At <<'SQL'
 SET gazepriv.seed = 101;
 CREATE TEMP TABLE batch1 AS SELECT k.* FROM (SELECT array_agg(t_ms ORDER BY i) t, array_agg(x ORDER BY i) x,
-    array_agg(y ORDER BY i) y FROM path WHERE p = 1) s, gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, max_tests => 20) k;
+    array_agg(y ORDER BY i) y FROM path WHERE p = 1) s, gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, t_skip => 50, max_tests => 20) k;
 SET gazepriv.seed = 202;
 CREATE TEMP TABLE batch2 AS SELECT k.* FROM (SELECT array_agg(t_ms ORDER BY i) t, array_agg(x ORDER BY i) x,
-    array_agg(y ORDER BY i) y FROM path WHERE p = 2) s, gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, max_tests => 20) k;
+    array_agg(y ORDER BY i) y FROM path WHERE p = 2) s, gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, t_skip => 50, max_tests => 20) k;
 SELECT (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent FROM gaze_released
                               WHERE participant = 'p1' EXCEPT TABLE batch1) d)
      + (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent FROM gaze_released

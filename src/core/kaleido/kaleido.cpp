@@ -134,19 +134,43 @@ KaleidoParams kaleido_params(double epsilon, std::int64_t w, double r, double l_
     return p;
 }
 
-std::int64_t kaleido_stream_max_tests(const double* t, std::size_t n, std::int64_t w, double t_skip) {
-    if (!(t_skip > 0) || n < 2 || w < 1)
-        return 0;
+double median_sampling_interval(const double* t, std::size_t n) {
+    if (n < 2)
+        return NAN;
     std::vector<double> intervals(n - 1);
     for (std::size_t i = 0; i + 1 < n; ++i) {
         intervals[i] = t[i + 1] - t[i];
         if (!(intervals[i] >= 0) || !std::isfinite(intervals[i]))
-            return 0; // decreasing or non-finite timestamps: the release refuses them later
+            return NAN;
     }
     const std::size_t middle = intervals.size() / 2;
     std::nth_element(intervals.begin(), intervals.begin() + static_cast<std::ptrdiff_t>(middle),
                      intervals.end());
-    const double dt = intervals[middle];
+    return intervals[middle];
+}
+
+KaleidoStreamSkip kaleido_stream_skip(const double* t, std::size_t n) {
+    const double dt = median_sampling_interval(t, n);
+    if (!(dt > 0))
+        return {kKaleidoSkipMs, 0};
+    // Huge k (a stream of sub-nanosecond intervals) tests once per window anyway.
+    const double k = std::clamp(std::round(kKaleidoSkipMs / dt), 1.0, 0x1.0p53);
+    return {(k - 0.5) * dt, static_cast<std::int64_t>(k)};
+}
+
+std::int64_t kaleido_tests_per_window(std::int64_t w, std::int64_t samples) {
+    if (w < 1 || samples < 1)
+        return 0; // kaleido_params refuses the w, or applies its rule
+    const std::int64_t limit = std::min<std::int64_t>(w, kKaleidoMaxTests);
+    return std::clamp<std::int64_t>((w + samples - 1) / samples, 1, limit);
+}
+
+std::int64_t kaleido_stream_max_tests(const double* t, std::size_t n, std::int64_t w, double t_skip) {
+    if (!(t_skip > 0) || w < 1)
+        return 0;
+    const double dt = median_sampling_interval(t, n);
+    if (std::isnan(dt))
+        return 0;
     const double tests = std::ceil(static_cast<double>(w) * dt / t_skip * (1 - 1e-12));
     const double limit = static_cast<double>(std::min<std::int64_t>(w, kKaleidoMaxTests));
     return static_cast<std::int64_t>(std::clamp(tests, 1.0, limit));

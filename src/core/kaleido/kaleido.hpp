@@ -59,11 +59,36 @@ constexpr std::int64_t kKaleidoMaxTests = std::int64_t{1} << 16;
 KaleidoParams kaleido_params(double epsilon, std::int64_t w, double r, double l_thresh, double t_skip,
                              double h, std::int64_t max_tests);
 
-// The default max_tests of one stream, from its timestamps t[0..n) (public under the w-event relation:
-// neighbours share them): the supplement's n_test = ceil(w dt / t_skip) with dt the stream's median sampling
-// interval, at least 1 and at most min(w, kKaleidoMaxTests); 0 (the 60 Hz rule of kaleido_params) when t_skip
-// = 0 or the stream has fewer than two samples. A 500 Hz stream with w = 60 and t_skip = 50 gets 2 tests,
-// not 17.
+// The supplement's t_skip, 50 ms: the default of kaleido_cost and live feeds, which see no stream.
+constexpr double kKaleidoSkipMs = 50;
+
+// The median interval between consecutive timestamps t[0..n) (public under the w-event relation: neighbours
+// share them); NaN when there are fewer than two or they are not finite and non-decreasing (the release
+// refuses those later).
+double median_sampling_interval(const double* t, std::size_t n);
+
+// The default t_skip of one stream (kaleido() with t_skip NULL), from its median interval dt: the
+// supplement's 50 ms as the nearest whole number of intervals, k = max(1, round(50 / dt)), less half an
+// interval: t_skip = (k - 1/2) dt. On a regular stream a test then falls on every k-th sample, as with 50 ms
+// when 50 / dt is whole, and timing jitter of under half an interval does not push it to the next sample (a
+// 60 Hz stream with intervals of 16 and 17 ms tests every third sample, where 50 ms tests after the third or
+// the fourth). samples = k; {50, 0} when dt is NaN or 0.
+struct KaleidoStreamSkip {
+    double t_skip;
+    std::int64_t samples;
+};
+KaleidoStreamSkip kaleido_stream_skip(const double* t, std::size_t n);
+
+// The tests that fit in w samples when a test falls on every `samples`-th one: ceil(w / samples), at least 1
+// and at most min(w, kKaleidoMaxTests) (0 for w or samples below 1). With kaleido_stream_skip, the default
+// max_tests of a stream whose t_skip is derived too: the supplement's n_test = ceil(w / t_skip) with t_skip
+// in samples.
+std::int64_t kaleido_tests_per_window(std::int64_t w, std::int64_t samples);
+
+// The default max_tests of one stream with a given t_skip (ms), from its timestamps: the supplement's
+// n_test = ceil(w dt / t_skip) with dt the stream's median sampling interval, at least 1 and at most
+// min(w, kKaleidoMaxTests); 0 (the 60 Hz rule of kaleido_params) when t_skip = 0 or dt is NaN. A 500 Hz
+// stream with w = 60 and t_skip = 50 gets 3 tests, not 20.
 std::int64_t kaleido_stream_max_tests(const double* t, std::size_t n, std::int64_t w, double t_skip);
 
 // The parameters in a compact canonical form ("epsilon=1 w=60 r=0.05 ..."), stored with a live stream

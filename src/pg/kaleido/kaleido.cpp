@@ -95,14 +95,30 @@ BatchResult release_stream(const core::KaleidoParams& params, ArrayType* t_array
     return r;
 }
 
-// The default max_tests of a NULL max_tests argument: from the stream's median sampling interval (its
-// timestamps are public under the w-event relation), 0 (the 60 Hz rule) when w or t_skip is NULL.
-std::int64_t stream_max_tests(FunctionCallInfo fcinfo, ArrayType* t_array) {
-    if (!PG_ARGISNULL(9) || PG_ARGISNULL(4) || PG_ARGISNULL(7))
-        return 0;
+// The defaults a stream gives kaleido() (its timestamps are public under the w-event relation): a NULL t_skip
+// from its median sampling interval (kaleido_stream_skip), and a NULL max_tests from that interval: the tests
+// that fit a window with the derived t_skip, or ceil(w dt / t_skip) with a given one; 0 (the 60 Hz rule) when
+// w is NULL or the stream has no interval.
+struct StreamDefaults {
+    double t_skip; // NaN when t_skip is given
+    std::int64_t max_tests;
+};
+StreamDefaults stream_defaults(FunctionCallInfo fcinfo, ArrayType* t_array) {
+    StreamDefaults d{NAN, 0};
+    const bool derive_t_skip = PG_ARGISNULL(7), derive_max_tests = PG_ARGISNULL(9) && !PG_ARGISNULL(4);
+    if (!derive_t_skip && !derive_max_tests)
+        return d;
     double* t = nullptr;
     const std::size_t n = read_float8_array(t_array, "t_ms", false, &t);
-    return core::kaleido_stream_max_tests(t, n, PG_GETARG_INT32(4), PG_GETARG_FLOAT8(7));
+    if (derive_t_skip) {
+        const core::KaleidoStreamSkip skip = core::kaleido_stream_skip(t, n);
+        d.t_skip = skip.t_skip;
+        if (derive_max_tests && skip.samples > 0)
+            d.max_tests = core::kaleido_tests_per_window(PG_GETARG_INT32(4), skip.samples);
+    } else if (derive_max_tests) {
+        d.max_tests = core::kaleido_stream_max_tests(t, n, PG_GETARG_INT32(4), PG_GETARG_FLOAT8(7));
+    }
+    return d;
 }
 
 } // namespace
@@ -112,13 +128,14 @@ GAZEPRIV_FUNCTION(kaleido) {
     ArrayType* t_array = PG_GETARG_ARRAYTYPE_P(0);
     ArrayType* x_array = PG_GETARG_ARRAYTYPE_P(1);
     ArrayType* y_array = PG_GETARG_ARRAYTYPE_P(2);
-    const std::int64_t stream_tests = stream_max_tests(fcinfo, t_array);
+    const StreamDefaults stream = stream_defaults(fcinfo, t_array);
     // With a dataset, the release's cost (its epsilon fixed by the parameters alone) is charged to the
     // caller's budget before any noise is drawn: a w-event guarantee, epsilon per window of w samples.
     if (!PG_ARGISNULL(11)) {
         const char* dataset = text_to_cstring(PG_GETARG_TEXT_PP(11));
         const pg::Charge charge = pg::charge_from_cost(
-            dataset, core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 3, stream_tests)));
+            dataset,
+            core::kaleido_cost(pg::kaleido_params_from_args(fcinfo, 3, stream.max_tests, stream.t_skip)));
         pg::charge_own_release(charge);
     }
     InitMaterializedSRF(fcinfo, 0);
@@ -128,7 +145,8 @@ GAZEPRIV_FUNCTION(kaleido) {
         const BOX* b = PG_GETARG_BOX_P(10);
         box = {b->low.x, b->low.y, b->high.x, b->high.y};
     }
-    const core::KaleidoParams params = pg::kaleido_params_from_args(fcinfo, 3, stream_tests);
+    const core::KaleidoParams params =
+        pg::kaleido_params_from_args(fcinfo, 3, stream.max_tests, stream.t_skip);
     const BatchResult r = release_stream(params, t_array, x_array, y_array, clamped ? &box : nullptr);
 
     auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);

@@ -49,13 +49,15 @@ double parse_number(const char* text, const char* name) {
 } // namespace
 
 core::KaleidoParams kaleido_params_from_args(FunctionCallInfo fcinfo, int first,
-                                             std::int64_t stream_max_tests) {
+                                             std::int64_t stream_max_tests, double stream_t_skip) {
     const double epsilon = required_float8(fcinfo, first, "epsilon");
     require_not_null(fcinfo, first + 1, "w");
     const std::int64_t w = PG_GETARG_INT32(first + 1);
     const double r = required_float8(fcinfo, first + 2, "r");
     const double l_thresh = optional_float8(fcinfo, first + 3, "l_thresh");
-    const double t_skip = required_float8(fcinfo, first + 4, "t_skip");
+    const double t_skip = PG_ARGISNULL(first + 4) && !std::isnan(stream_t_skip)
+                              ? stream_t_skip
+                              : required_float8(fcinfo, first + 4, "t_skip");
     const double h = required_float8(fcinfo, first + 5, "h");
     const std::int64_t given = optional_count(fcinfo, first + 6, "max_tests");
     return core::kaleido_params(epsilon, w, r, l_thresh, t_skip, h, given != 0 ? given : stream_max_tests);

@@ -343,3 +343,41 @@ TEST(Kaleido, DefaultMaxTestsOfBadTimestampsIsTheRule) {
     EXPECT_EQ(kaleido_stream_max_tests(decreasing, 3, 60, 50), 0);
     EXPECT_EQ(kaleido_stream_max_tests(infinite, 3, 60, 50), 0);
 }
+
+TEST(Kaleido, DefaultTSkipIsFiftyMillisecondsInWholeSamples) {
+    std::vector<double> t500, t60, jittered, t30, t5;
+    for (int i = 0; i < 1000; ++i) {
+        t500.push_back(2.0 * i);
+        t60.push_back(1000.0 / 60.0 * i);
+        jittered.push_back(std::floor(1000.0 / 60.0 * i)); // intervals of 16 and 17 ms
+        t30.push_back(1000.0 / 30.0 * i);
+        t5.push_back(200.0 * i);
+    }
+    // 500 Hz: 50 ms is 25 samples; t_skip = 24.5 intervals = 49 ms; 60 samples hold ceil(60 / 25) = 3 tests.
+    EXPECT_DOUBLE_EQ(kaleido_stream_skip(t500.data(), t500.size()).t_skip, 49);
+    EXPECT_EQ(kaleido_stream_skip(t500.data(), t500.size()).samples, 25);
+    EXPECT_EQ(kaleido_tests_per_window(60, 25), 3);
+    // 60 Hz: every third sample, also with 16/17 ms jitter (t_skip = 2.5 intervals, about 41 ms, where 50 ms
+    // would wait for a fourth sample whenever three intervals sum to 49).
+    EXPECT_EQ(kaleido_stream_skip(t60.data(), t60.size()).samples, 3);
+    const KaleidoStreamSkip jitter = kaleido_stream_skip(jittered.data(), jittered.size());
+    EXPECT_EQ(jitter.samples, 3);
+    EXPECT_GT(jitter.t_skip, 34); // two intervals are at most 34 ms: skipped
+    EXPECT_LT(jitter.t_skip, 48); // three are at least 49 ms: tested
+    EXPECT_EQ(kaleido_tests_per_window(60, 3), 20);
+    // 30 Hz: 50 ms rounds to 2 samples, 30 tests per 60 samples (50 ms as given would count ceil(60 x 33.3 /
+    // 50) = 40 slots for the same 30 tests).
+    EXPECT_EQ(kaleido_stream_skip(t30.data(), t30.size()).samples, 2);
+    EXPECT_EQ(kaleido_tests_per_window(60, 2), 30);
+    // 5 Hz: every sample is tested; no stream, or a constant timestamp: the supplement's 50 ms.
+    EXPECT_EQ(kaleido_stream_skip(t5.data(), t5.size()).samples, 1);
+    EXPECT_DOUBLE_EQ(kaleido_stream_skip(t5.data(), t5.size()).t_skip, 100);
+    EXPECT_EQ(kaleido_tests_per_window(60, 1), 60);
+    EXPECT_DOUBLE_EQ(kaleido_stream_skip(t5.data(), 1).t_skip, 50);
+    EXPECT_EQ(kaleido_stream_skip(t5.data(), 1).samples, 0);
+    const double constant[] = {3, 3, 3}, decreasing[] = {0, 4, 2}, tiny[] = {0, 1e-300, 2e-300};
+    EXPECT_EQ(kaleido_stream_skip(constant, 3).samples, 0);
+    EXPECT_EQ(kaleido_stream_skip(decreasing, 3).samples, 0);
+    EXPECT_EQ(kaleido_tests_per_window(60, kaleido_stream_skip(tiny, 3).samples), 1);
+    EXPECT_EQ(kaleido_tests_per_window(0, 3), 0);
+}
