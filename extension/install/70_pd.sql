@@ -130,6 +130,144 @@ COMMENT ON FUNCTION @extschema@.pd_synthesize_fixations(regclass, int, float8, i
     'output is labelled with the seed''s participant; with dataset => the release is logged there with epsilon 0 '
     'before any sample is drawn.';
 
+-- event-synth-PD with saccades (src/pg/pd/event_synth.cpp): the C-VAE over saccade speed profiles, its
+-- catalog of trained models, and the synthetic sample streams ------------------------------------------
+
+CREATE TABLE @extschema@.saccade_models (
+    name text PRIMARY KEY CHECK (octet_length(name) BETWEEN 1 AND 255),
+    dataset text NOT NULL REFERENCES @extschema@.datasets (name) ON UPDATE CASCADE,
+    trained_by regrole NOT NULL,
+    trained_at timestamptz NOT NULL DEFAULT now(),
+    parameters jsonb NOT NULL,
+    validation_loss float8 NOT NULL,
+    model bytea NOT NULL
+);
+COMMENT ON TABLE @extschema@.saccade_models IS
+    'Trained saccade C-VAEs (train_saccade_model), one per name, each belonging to a dataset: the settings and '
+    'split sizes (parameters), the loss on the held-out quarter and the model (a versioned, checksummed blob). '
+    'Privacy: the model is fitted to raw saccades unprotected (it is not a release); written only by '
+    'train_saccade_model and drop_saccade_model, read only by the owners of its dataset (row-level security).';
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.saccade_models', '');
+REVOKE ALL ON @extschema@.saccade_models FROM PUBLIC;
+GRANT SELECT ON @extschema@.saccade_models TO gazepriv_curator;
+ALTER TABLE @extschema@.saccade_models ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owners_read ON @extschema@.saccade_models FOR SELECT
+    USING (EXISTS (SELECT FROM @extschema@.datasets d WHERE d.name = dataset));
+
+CREATE FUNCTION @extschema@.fit_saccade_model(
+        source regclass, profile_length int DEFAULT 32, epochs int DEFAULT 20, batch_size int DEFAULT 100,
+        learning_rate float8 DEFAULT 0.01)
+    RETURNS TABLE (parameters jsonb, training_saccades int, validation_saccades int, epoch_loss float8[],
+                   validation_loss float8, model bytea)
+    AS 'MODULE_PATHNAME', 'gazepriv_fit_saccade_model' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.fit_saccade_model(regclass, int, int, int, float8) IS
+    'Curator: trains the conditional VAE of event-synth-PD (David-John et al., TVCG 2023, supplement 2.2-4) on '
+    'the saccades of an events relation (columns participant, task, event_index, type, start_ms, end_ms, '
+    'centroid_x, centroid_y, sigma_x, sigma_y, amplitude, profile_a, profile_b, profile_c: detect_events'' rows '
+    'with participant and task) and returns it without storing it. Each saccade''s Gaussian speed profile is '
+    'taken at profile_length bin centres, divided by its mean speed 1000 amplitude / duration, and conditioned on '
+    'ln amplitude and ln duration (standardised); encoder 32 ReLU units, latent 64, decoder 96 linear units, Adam, '
+    'loss (squared error + KL) / profile_length, 75/25 split, all randomness from the CSPRNG (reproducible under '
+    'gazepriv.seed). ERROR 22023 naming the event for a non-positive duration, a negative or non-finite '
+    'amplitude, a partial profile or profile_c <= 0, an unknown type, fewer than 8 saccades, or settings out of '
+    'range (profile_length 2-256, epochs 1-1000, batch_size 1-100000, learning_rate in (0, 1]); 54000 above '
+    'gazepriv.max_training_saccades. Privacy: computes on raw data unprotected; charges nothing.';
+
+CREATE FUNCTION @extschema@.store_saccade_model(
+        name text, dataset text, parameters jsonb, validation_loss float8, model bytea)
+    RETURNS void AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.store_saccade_model(text, text, jsonb, float8, bytea) IS
+    'Curator: stores a model fit_saccade_model returned under a new name, for a dataset the caller owns (42501 '
+    'otherwise; 42710 if the name is taken; 22023 for an empty name or an unregistered dataset). The blob is '
+    'checked when it is used (XX001 if corrupt). Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@._store_saccade_model(
+        caller regrole, name text, dataset text, parameters jsonb, validation_loss float8, model bytea)
+    RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
+BEGIN
+    IF name IS NULL OR name = '' OR octet_length(name) > 255 THEN
+        RAISE EXCEPTION 'a saccade model name must have 1 to 255 bytes' USING ERRCODE = '22023';
+    END IF;
+    IF parameters IS NULL OR validation_loss IS NULL OR model IS NULL THEN
+        RAISE EXCEPTION 'parameters, validation_loss and model are required' USING ERRCODE = '22004';
+    END IF;
+    IF EXISTS (SELECT FROM @extschema@.saccade_models m WHERE m.name = _store_saccade_model.name) THEN
+        RAISE EXCEPTION 'saccade model "%" already exists', name USING ERRCODE = '42710',
+            HINT = 'drop_saccade_model removes it.';
+    END IF;
+    INSERT INTO @extschema@.saccade_models (name, dataset, trained_by, parameters, validation_loss, model)
+    VALUES (name, d.name, caller, parameters, validation_loss, model);
+END $$;
+COMMENT ON FUNCTION @extschema@._store_saccade_model(regrole, text, text, jsonb, float8, bytea) IS
+    'Internal: store_saccade_model as the catalog''s owner. Privacy: none.';
+
+CREATE FUNCTION @extschema@.drop_saccade_model(name text)
+    RETURNS void AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.drop_saccade_model(text) IS
+    'Curator: removes a saccade model of a dataset the caller owns (42501 otherwise, 22023 if there is no such '
+    'model). Privacy: releases nothing.';
+
+CREATE FUNCTION @extschema@._drop_saccade_model(caller regrole, name text)
+    RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    owner_dataset text := (SELECT m.dataset FROM @extschema@.saccade_models m WHERE m.name = _drop_saccade_model.name);
+BEGIN
+    IF owner_dataset IS NULL THEN
+        RAISE EXCEPTION 'unknown saccade model "%"', name USING ERRCODE = '22023';
+    END IF;
+    PERFORM @extschema@._owned_dataset(caller, owner_dataset);
+    DELETE FROM @extschema@.saccade_models m WHERE m.name = _drop_saccade_model.name;
+END $$;
+COMMENT ON FUNCTION @extschema@._drop_saccade_model(regrole, text) IS
+    'Internal: drop_saccade_model as the catalog''s owner. Privacy: none.';
+
+CREATE FUNCTION @extschema@.train_saccade_model(
+        name text, dataset text, source regclass, profile_length int DEFAULT 32, epochs int DEFAULT 20,
+        batch_size int DEFAULT 100, learning_rate float8 DEFAULT 0.01)
+    RETURNS TABLE (training_saccades int, validation_saccades int, epoch_loss float8[], validation_loss float8)
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    f record;
+BEGIN
+    SELECT * INTO f FROM @extschema@.fit_saccade_model(source, profile_length, epochs, batch_size, learning_rate);
+    PERFORM @extschema@.store_saccade_model(name, dataset, f.parameters, f.validation_loss, f.model);
+    RETURN QUERY SELECT f.training_saccades, f.validation_saccades, f.epoch_loss, f.validation_loss;
+END $$;
+COMMENT ON FUNCTION @extschema@.train_saccade_model(text, text, regclass, int, int, int, float8) IS
+    'Curator: fit_saccade_model on the source''s saccades, stored as `name` for `dataset` (a dataset the caller '
+    'owns) with store_saccade_model; returns the split sizes, each epoch''s mean training loss and the loss on '
+    'the held-out quarter. Errors as fit_saccade_model and store_saccade_model. Privacy: the model is fitted '
+    'to raw data unprotected and readable only by the dataset''s owners; charges nothing.';
+
+CREATE FUNCTION @extschema@.event_synth_pd(
+        source regclass, model text, k int, gamma float8, sampling_rate_hz float8, max_attempts int DEFAULT 100,
+        include_failed boolean DEFAULT false, dataset text DEFAULT NULL)
+    RETURNS TABLE (participant text, task text, event_index int, type text, passed boolean, t_ms float8,
+                   x float8, y float8, attempts int)
+    AS 'MODULE_PATHNAME', 'gazepriv_event_synth_pd' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
+COMMENT ON FUNCTION @extschema@.event_synth_pd(regclass, text, int, float8, float8, int, boolean, text) IS
+    'Curator: event-synth-PD (David-John et al., TVCG 2023, supplement 2.2, Alg. 2.2): a synthetic sample stream '
+    'per participant and task from an events relation (the columns fit_saccade_model reads), at the public times '
+    'j * 1000 / sampling_rate_hz within each event. Fixations as pd_synthesize_fixations (t = the event''s '
+    'sampling times). Saccades: the model''s encoder maps the saccade to 64 independent Normals, a candidate is '
+    'drawn from them (exact discrete Gaussians from the CSPRNG) and kept when at least k - 1 other participants '
+    'have a saccade of the same task whose encoder Normals give it a density in the seed''s band (gamma, log '
+    'space); it is decoded under the seed''s amplitude and duration into a speed profile, and the samples move '
+    'along the segment from the previous to the next released fixation of the stream (their sample means) at the '
+    'share of the path that profile has covered; a passing saccade without a released fixation on each side is '
+    'left out. At most max_attempts candidates per event (attempts: how many were drawn). Events without samples '
+    '(failed: passed false; unanchored saccades: passed true) are left out, or returned as one row with NULL '
+    't_ms, x, y when include_failed. ERROR 22023 naming the value for an unknown type, a non-positive duration, '
+    'non-finite parameters, sigma <= 0, a partial profile, k above the participants, gamma < 1, a non-positive '
+    'rate or an unknown model (or one of another dataset than dataset =>); XX001 for a corrupt model; 54000 above '
+    'gazepriv.max_synthesized_samples sampling times. Privacy: (k, gamma)-plausible deniability per event '
+    'against the other participants, not DP; released exactly: which events exist, their types, start and end '
+    'times (hence counts, durations and order) and the participant and task labels; the decoder''s condition is '
+    'the seed''s amplitude and duration. With dataset => (a dataset the caller owns, the model''s) the release is '
+    'logged there with epsilon 0 before anything is drawn.';
+
 -- Analyst release (src/pg/budget/analyst_release.cpp) ---------------------------------------------------
 
 CREATE FUNCTION @extschema@.pd_release(

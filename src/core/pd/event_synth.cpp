@@ -310,17 +310,6 @@ void synthesize_events(const SynthEventRows& in, const SaccadeCvae& model, const
                 }
                 continue;
             }
-            // A saccade needs a released fixation on each side.
-            const Anchor* before = nullptr;
-            const Anchor* after = nullptr;
-            for (const Anchor& a : anchors) {
-                if (a.start_ms < in.start_ms[r])
-                    before = &a;
-                else if (after == nullptr)
-                    after = &a;
-            }
-            if (before == nullptr || after == nullptr)
-                continue;
             const std::size_t seed = sac_index[r];
             const std::size_t task_index = task_of_pos[seed];
             const double* mu = &enc.mu[seed * latent];
@@ -348,13 +337,25 @@ void synthesize_events(const SynthEventRows& in, const SaccadeCvae& model, const
             }
             if (!passed && !params.include_failed)
                 continue;
+            // A saccade needs a released fixation on each side.
+            const Anchor* before = nullptr;
+            const Anchor* after = nullptr;
+            for (const Anchor& a : anchors) {
+                if (a.start_ms < in.start_ms[r])
+                    before = &a;
+                else if (after == nullptr)
+                    after = &a;
+            }
+            const bool anchored = before != nullptr && after != nullptr;
+            if (passed && !anchored && !params.include_failed)
+                continue;
             const std::size_t e = out.count++;
             out.source_row[e] = r;
             out.attempts[e] = attempts;
             out.passed[e] = passed;
             out.first[e] = written;
-            out.samples[e] = passed ? g.count : 0;
-            if (!passed)
+            out.samples[e] = passed && anchored ? g.count : 0;
+            if (out.samples[e] == 0)
                 continue;
             model.decode(y.data(), shape_of(in, r), profile.data());
             const double duration = in.end_ms[r] - in.start_ms[r];

@@ -12,9 +12,9 @@
 //    max_attempts candidates. A passing candidate is decoded under the seed's condition (its amplitude and
 //    duration, as the supplement's z (+) c) into a speed profile of P equal bins (negative values read as 0).
 //  * Saccade samples: on the segment from the sample mean of the participant's last released fixation of the
-//    task that starts before the saccade to that of the first one that starts after it (a saccade without a
-//    released fixation on both sides is left out: its own end points are raw gaze positions), at the share
-//    of the path the decoded profile has covered (constant speed if it is all 0).
+//    task that starts before the saccade to that of the first one that starts after it (a passing saccade
+//    without a released fixation on both sides is left out: its own end points are raw gaze positions), at
+//    the share of the path the decoded profile has covered (constant speed if it is all 0).
 // Released exactly: which events exist, their types, start and end times (hence counts and durations), and
 // the task and participant labels.
 #pragma once
@@ -75,17 +75,18 @@ std::size_t event_synth_capacity(const SynthEventRows& rows, double sampling_rat
 struct EventSynthOutput {
     std::size_t* source_row = nullptr;
     std::int32_t* attempts = nullptr;
-    bool* passed = nullptr;
+    bool* passed = nullptr;         // the PD test passed
     std::size_t* first = nullptr;   // the event's samples are t_ms[first .. first + samples)
-    std::size_t* samples = nullptr; // 0 when not passed
+    std::size_t* samples = nullptr; // 0 when not passed or not anchored
     double* t_ms = nullptr;
     double* x = nullptr;
     double* y = nullptr;
     std::size_t count = 0;
 };
 
-// Events are emitted by participant, task, start_ms (then input order); a failed one (no candidate passed)
-// only with include_failed, with no samples.
+// Events are emitted by participant, task, start_ms (then input order); with include_failed also those
+// without samples: failed (no candidate passed: passed false) and passing saccades without anchors (passed
+// true, no samples).
 void synthesize_events(const SynthEventRows& rows, const SaccadeCvae& model, const EventSynthParams& params,
                        Rng& rng, const CancelCheck& cancel, EventSynthOutput& output);
 

@@ -12,6 +12,7 @@ int series_length_setting = 1 << 20;
 int series_values_setting = 1 << 25;
 int kaleido_statement_streams_setting = 10000;
 int kaleido_streams_setting = 100000;
+int training_saccades_setting = 1000000;
 
 void define_limit(const char* name, const char* description, int* variable, int default_value,
                   int max_value) {
@@ -35,6 +36,9 @@ void define_limit_settings() {
                  &kaleido_statement_streams_setting, 10000, INT32_MAX);
     define_limit("gazepriv.max_kaleido_streams", "The most stream-state rows one live Kaleido feed may keep.",
                  &kaleido_streams_setting, 100000, INT32_MAX);
+    define_limit("gazepriv.max_training_saccades",
+                 "The most saccades train_saccade_model may train one C-VAE on (time grows with it).",
+                 &training_saccades_setting, 1000000, INT32_MAX);
 }
 
 std::int64_t max_series_length() {
@@ -48,6 +52,9 @@ std::int64_t max_kaleido_streams_per_statement() {
 }
 std::int64_t max_kaleido_streams() {
     return kaleido_streams_setting;
+}
+std::int64_t max_training_saccades() {
+    return training_saccades_setting;
 }
 
 } // namespace gazepriv::pg

@@ -21,5 +21,7 @@ std::int64_t max_series_values();
 std::int64_t max_kaleido_streams_per_statement();
 // gazepriv.max_kaleido_streams: the most stream-state rows one live feed may keep.
 std::int64_t max_kaleido_streams();
+// gazepriv.max_training_saccades: the most saccades train_saccade_model may train one model on.
+std::int64_t max_training_saccades();
 
 } // namespace gazepriv::pg

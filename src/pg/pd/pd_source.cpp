@@ -26,7 +26,7 @@ namespace gazepriv::pg {
 namespace {
 
 constexpr long kBatch = 10000;
-constexpr int kMaxColumns = 8;
+constexpr int kMaxColumns = 16;
 
 // "schema"."relation" of an existing relation, or ERROR 42P01.
 char* relation_name(Oid relation) {
@@ -198,6 +198,47 @@ FixationSource read_fixation_source(Oid relation) {
         s.sigma_x[r] = sx;
         s.sigma_y[r] = sy;
         s.samples[r] = DatumGetInt32(values[7]);
+        s.rows = r + 1;
+    });
+    return s;
+}
+
+EventSource read_event_source(Oid relation) {
+    const MemoryContext outer = CurrentMemoryContext;
+    const char* query = psprintf(
+        "SELECT participant::text, task::text, event_index::int4, type::text, start_ms::float8, "
+        "end_ms::float8, "
+        "centroid_x::float8, centroid_y::float8, sigma_x::float8, sigma_y::float8, amplitude::float8, "
+        "profile_a::float8, profile_b::float8, profile_c::float8 FROM %s ORDER BY 1, 2, 5, 3",
+        relation_name(relation));
+    EventSource s;
+    std::size_t caps[4 + 10] = {0};
+    scan(query, [&](const Datum* values, const bool* nulls) {
+        if (nulls[2] || nulls[3])
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                            errmsg("event_index and type must not be NULL")));
+        const std::int32_t index = DatumGetInt32(values[2]);
+        const char* type = TextDatumGetCString(values[3]);
+        const bool saccade = std::strcmp(type, "saccade") == 0;
+        if (!saccade && std::strcmp(type, "fixation") != 0)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("event %d: unknown event type \"%s\" (expected fixation or saccade)",
+                                   index, type)));
+        const std::size_t r = s.rows;
+        s.participant = static_cast<char**>(grow(outer, s.participant, caps[0], r + 1, sizeof(char*)));
+        s.task = static_cast<char**>(grow(outer, s.task, caps[1], r + 1, sizeof(char*)));
+        s.event_index =
+            static_cast<std::int32_t*>(grow(outer, s.event_index, caps[2], r + 1, sizeof(std::int32_t)));
+        s.saccade = static_cast<bool*>(grow(outer, s.saccade, caps[3], r + 1, sizeof(bool)));
+        s.participant[r] =
+            text_value(values[0], nulls[0], "participant", r > 0 ? s.participant[r - 1] : nullptr, outer);
+        s.task[r] = text_value(values[1], nulls[1], "task", r > 0 ? s.task[r - 1] : nullptr, outer);
+        s.event_index[r] = index;
+        s.saccade[r] = saccade;
+        for (int f = 0; f < 10; ++f) {
+            s.number[f] = static_cast<double*>(grow(outer, s.number[f], caps[4 + f], r + 1, sizeof(double)));
+            s.number[f][r] = nulls[4 + f] ? NAN : DatumGetFloat8(values[4 + f]);
+        }
         s.rows = r + 1;
     });
     return s;

@@ -45,6 +45,21 @@ struct FixationSource {
 };
 FixationSource read_fixation_source(Oid relation);
 
+// Events (participant, task, event_index, type, start_ms, end_ms, centroid_x, centroid_y, sigma_x, sigma_y,
+// amplitude, profile_a, profile_b, profile_c: detect_events' columns beside participant and task). A NULL
+// number reads as NaN (refused later, named); a NULL participant, task, event_index or type is 22004 and a
+// type other than 'fixation' or 'saccade' is 22023 naming it. Rows come ordered by participant, task,
+// start_ms and event_index, so the same rows give the same release.
+struct EventSource {
+    std::size_t rows = 0;
+    char** participant = nullptr;
+    char** task = nullptr;
+    std::int32_t* event_index = nullptr;
+    bool* saccade = nullptr; // false: fixation
+    double* number[10] = {}; // start_ms .. profile_c, in the order above
+};
+EventSource read_event_source(Oid relation);
+
 // Dense ids 0..n-1 for the distinct strings, in sorted (strcmp) order, into a palloc_or_throw'd array.
 // C++ inside, plain values out: call it when no PostgreSQL error can interrupt it (it raises none).
 std::int32_t* dense_ids(char* const* names, std::size_t rows);
