@@ -1,4 +1,4 @@
-// event-synth-PD (David-John et al., TVCG 2023, supplement §2.2, Alg. 2.2; doc/privacy/pd.md §7): a
+// event-synth-PD (David-John et al., TVCG 2023, supplement §2.2, Alg. 2.2; doc/privacy/pd.md §8): a
 // participant's fixations and saccades become a synthetic sample stream, each event redrawn until the PD
 // event test passes against the other participants' events of the same task.
 //  * Sampling times: the public grid j * 1000 / sampling_rate_hz (j an integer) within each event's
