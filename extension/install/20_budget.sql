@@ -125,7 +125,8 @@ CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
 
 CREATE TABLE @extschema@.release_policies (
     dataset text NOT NULL REFERENCES @extschema@.datasets (name) ON UPDATE CASCADE,
-    mechanism text NOT NULL CHECK (mechanism IN ('heatmap', 'kaleido', 'k_same_select', 'k_same_synth', 'pd', 'series')),
+    mechanism text NOT NULL CHECK (mechanism IN ('heatmap', 'kaleido', 'k_same_select', 'k_same_synth', 'pd', 'series',
+                                                 'event_synth')),
     policy jsonb NOT NULL CHECK (jsonb_typeof(policy) = 'object'),
     set_by regrole NOT NULL,
     set_at timestamptz NOT NULL DEFAULT now(),
@@ -136,7 +137,8 @@ COMMENT ON TABLE @extschema@.release_policies IS
     'defaults filled in): heatmap {cap}; kaleido {w, r, l_thresh, t_skip, h, max_tests}; k_same_select {k, '
     'across_tasks}; k_same_synth {k, across_tasks, sampling_rate_hz}; pd {k, gamma, bins, model, omega, resample, test, epsilon0, t, target_delta, model_epsilon, '
     'alpha, split, max_attempts, records, include_failed} with the dataset''s public feature bounds; series '
-    '{methods, length, recordings} with its public feature bounds. Analyst releases take the rest (epsilon, delta, '
+    '{methods, length, recordings} with its public feature bounds; event_synth {k, gamma, model, sampling_rate_hz, '
+    'max_attempts} with a saccade model of the dataset. Analyst releases take the rest (epsilon, delta, '
     'which stimulus or participant, grid, chunk) and are refused without a policy. Privacy: parameters only.';
 
 -- The release store: every release made through an analyst release function (by an analyst or a curator) is
@@ -162,7 +164,7 @@ CREATE INDEX releases_repeat ON @extschema@.releases (dataset, role, mechanism, 
 COMMENT ON TABLE @extschema@.releases IS
     'The release store: every analyst release function''s result, kept with the ledger row that charged it: '
     'dataset, mechanism, the role charged, the parameters as charged, the call (request: function and arguments), '
-    'the result (one JSON object per row). served_once names the release policy (k_same_select, k_same_synth, pd) under which '
+    'the result (one JSON object per row). served_once names the release policy (k_same_select, k_same_synth, pd, event_synth) under which '
     'the release is the one every analyst receives until its owner resets it. A curator drops stored results with '
     'forget_releases (the ledger keeps the charge). Privacy: holds released values only; curators read their '
     'datasets'' rows, each role its own through the my_* views.';
@@ -595,10 +597,11 @@ CREATE FUNCTION @extschema@.set_release_policy(dataset text, mechanism text, pol
     AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.set_release_policy(text, text, jsonb) IS
     'Curator, on a dataset it owns: sets what defines the guarantee of a mechanism''s analyst releases (table '
-    'release_policies lists the keys per mechanism: heatmap, kaleido, k_same_select, k_same_synth, pd, series), '
+    'release_policies lists the keys per mechanism: heatmap, kaleido, k_same_select, k_same_synth, pd, series, '
+    'event_synth), '
     'validated, with '
     'defaults filled in; a NULL policy removes it (analysts are then refused). A served-once release (k_same_select, '
-    'k_same_synth, deterministic pd) must be reset before its policy changes (ERROR 55000). Privacy: releases nothing; the '
+    'k_same_synth, deterministic pd, event_synth) must be reset before its policy changes (ERROR 55000). Privacy: releases nothing; the '
     'policy decides what analysts'' releases protect.';
 
 CREATE FUNCTION @extschema@._set_release_policy(caller regrole, dataset text, mechanism text, policy jsonb)
@@ -607,8 +610,10 @@ DECLARE
     d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
     normalized jsonb;
 BEGIN
-    IF mechanism IS NULL OR mechanism NOT IN ('heatmap', 'kaleido', 'k_same_select', 'k_same_synth', 'pd', 'series') THEN
-        RAISE EXCEPTION 'unknown mechanism "%": expected heatmap, kaleido, k_same_select, k_same_synth, pd or series',
+    IF mechanism IS NULL OR mechanism NOT IN ('heatmap', 'kaleido', 'k_same_select', 'k_same_synth', 'pd', 'series',
+                                              'event_synth') THEN
+        RAISE EXCEPTION
+            'unknown mechanism "%": expected heatmap, kaleido, k_same_select, k_same_synth, pd, series or event_synth',
                         mechanism
             USING ERRCODE = '22023';
     END IF;
@@ -630,7 +635,7 @@ BEGIN
         VALUES (d.name, mechanism, normalized, caller)
     ON CONFLICT ON CONSTRAINT release_policies_pkey DO UPDATE
         SET policy = excluded.policy, set_by = excluded.set_by, set_at = now();
-    IF mechanism IN ('k_same_select', 'k_same_synth', 'pd') THEN
+    IF mechanism IN ('k_same_select', 'k_same_synth', 'pd', 'event_synth') THEN
         INSERT INTO @extschema@.release_secrets VALUES (d.name, mechanism, @extschema@._new_secret())
         ON CONFLICT DO NOTHING;
     END IF;
@@ -659,7 +664,7 @@ CREATE FUNCTION @extschema@.reset_release(dataset text, mechanism text) RETURNS 
     AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.reset_release(text, text) IS
     'Curator, on a dataset it owns: forgets the release every analyst is served for a mechanism that does not '
-    'compose (k_same_select, k_same_synth, pd) and draws a new secret, so that the next request makes a new release; returns '
+    'compose (k_same_select, k_same_synth, pd, event_synth) and draws a new secret, so that the next request makes a new release; returns '
     'the id of the ledger row that records the reset (mechanism reset_release, the mechanism and the release in '
     'its parameters). Privacy: a second release of the same data can be intersected with the first: reset '
     'deliberately, e.g. after the data changed.';
@@ -670,8 +675,9 @@ DECLARE
     d @extschema@.datasets := @extschema@._owned_dataset(caller, dataset);
     released bigint;
 BEGIN
-    IF mechanism IS NULL OR mechanism NOT IN ('k_same_select', 'k_same_synth', 'pd') THEN
-        RAISE EXCEPTION 'only k_same_select, k_same_synth and pd releases are served once, not "%"', mechanism
+    IF mechanism IS NULL OR mechanism NOT IN ('k_same_select', 'k_same_synth', 'pd', 'event_synth') THEN
+        RAISE EXCEPTION 'only k_same_select, k_same_synth, pd and event_synth releases are served once, not "%"',
+            mechanism
             USING ERRCODE = '22023';
     END IF;
     DELETE FROM @extschema@.releases r WHERE r.dataset = d.name AND r.served_once = _reset_release.mechanism

@@ -243,11 +243,11 @@ COMMENT ON FUNCTION @extschema@.train_saccade_model(text, text, regclass, int, i
 
 CREATE FUNCTION @extschema@.event_synth_pd(
         source regclass, model text, k int, gamma float8, sampling_rate_hz float8, max_attempts int DEFAULT 100,
-        include_failed boolean DEFAULT false, dataset text DEFAULT NULL)
+        include_failed boolean DEFAULT false, dataset text DEFAULT NULL, secret bytea DEFAULT NULL)
     RETURNS TABLE (participant text, task text, event_index int, type text, passed boolean, t_ms float8,
                    x float8, y float8, attempts int)
     AS 'MODULE_PATHNAME', 'gazepriv_event_synth_pd' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
-COMMENT ON FUNCTION @extschema@.event_synth_pd(regclass, text, int, float8, float8, int, boolean, text) IS
+COMMENT ON FUNCTION @extschema@.event_synth_pd(regclass, text, int, float8, float8, int, boolean, text, bytea) IS
     'Curator: event-synth-PD (David-John et al., TVCG 2023, supplement 2.2, Alg. 2.2): a synthetic sample stream '
     'per participant and task from an events relation (the columns fit_saccade_model reads), at the public times '
     'j * 1000 / sampling_rate_hz within each event. Fixations as pd_synthesize_fixations (t = the event''s '
@@ -266,7 +266,9 @@ COMMENT ON FUNCTION @extschema@.event_synth_pd(regclass, text, int, float8, floa
     'against the other participants, not DP; released exactly: which events exist, their types, start and end '
     'times (hence counts, durations and order) and the participant and task labels; the decoder''s condition is '
     'the seed''s amplitude and duration. With dataset => (a dataset the caller owns, the model''s) the release is '
-    'logged there with epsilon 0 before anything is drawn.';
+    'logged there with epsilon 0 before anything is drawn. With a secret (32 bytes or more) the release is drawn '
+    'from it alone (events read in participant, task, start order): the same rows give the same release, as a '
+    'served-once release must.';
 
 -- Analyst release (src/pg/budget/analyst_release.cpp) ---------------------------------------------------
 
@@ -410,3 +412,90 @@ END $$;
 COMMENT ON FUNCTION @extschema@._plan_pd_release(regrole, text, int, float8, int, text, int, text, text, float8, int,
                                                 float8, float8, float8, float8, float8[], int, boolean) IS
     'Internal: the plan of pd_release. Privacy: its cost depends on the policy and public bounds only.';
+
+-- event-synth-PD for analysts: event_synth_release over a registered events dataset, served once.
+CREATE FUNCTION @extschema@.event_synth_release(
+        dataset text, k int DEFAULT NULL, gamma float8 DEFAULT NULL, model text DEFAULT NULL,
+        sampling_rate_hz float8 DEFAULT NULL, max_attempts int DEFAULT NULL)
+    RETURNS TABLE (participant text, task text, event_index int, type text, passed boolean, t_ms float8,
+                   x float8, y float8, attempts int)
+    AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.event_synth_release(text, int, float8, text, float8, int) IS
+    'Analyst release: event_synth_pd over a registered events dataset (a relation with participant, task and '
+    'detect_events'' columns) with k, gamma, the saccade model, the sampling rate and max_attempts from the '
+    'dataset''s event_synth release policy (passing one is allowed only with the policy''s value; 42501 '
+    'otherwise). Served once: the first request makes the release, logged as plausible-deniability with epsilon 0, '
+    'drawn from the dataset''s secret; every later request, by any analyst with a budget on the dataset, returns the '
+    'identical rows until the owner calls reset_release(dataset, ''event_synth''). Only events with samples are '
+    'returned. Privacy: as event_synth_pd, (k, gamma)-plausible deniability per event against other participants, '
+    'not DP; event existence, types and times are released exactly; charged to the role whose privileges run the '
+    'call, before the data is read as its owner.';
+REVOKE ALL ON FUNCTION @extschema@.event_synth_release(text, int, float8, text, float8, int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.event_synth_release(text, int, float8, text, float8, int)
+    TO gazepriv_analyst, gazepriv_curator;
+
+CREATE FUNCTION @extschema@._policy_event_synth(d @extschema@.datasets, policy jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    p jsonb;
+BEGIN
+    PERFORM @extschema@._policy_keys('event_synth', policy,
+                                     ARRAY['k', 'gamma', 'model', 'sampling_rate_hz', 'max_attempts'],
+                                     ARRAY['k', 'gamma', 'model', 'sampling_rate_hz']);
+    IF jsonb_typeof(policy -> 'model') <> 'string' THEN
+        RAISE EXCEPTION 'the event_synth policy''s model is the name of a saccade model' USING ERRCODE = '22023';
+    END IF;
+    IF NOT EXISTS (SELECT FROM @extschema@.saccade_models m WHERE m.name = policy ->> 'model' AND m.dataset = d.name) THEN
+        RAISE EXCEPTION 'dataset "%" has no saccade model "%"', d.name, policy ->> 'model' USING ERRCODE = '22023',
+            HINT = 'train_saccade_model trains one for the dataset.';
+    END IF;
+    p := jsonb_build_object(
+        'k', @extschema@._policy_count('event_synth', policy, 'k'),
+        'gamma', @extschema@._policy_number('event_synth', policy, 'gamma'),
+        'model', policy ->> 'model',
+        'sampling_rate_hz', @extschema@._policy_number('event_synth', policy, 'sampling_rate_hz'),
+        'max_attempts', coalesce(@extschema@._policy_count('event_synth', policy, 'max_attempts'), 100));
+    IF NOT ((p ->> 'gamma')::float8 >= 1 AND (p ->> 'gamma')::float8 < 'Infinity') THEN
+        RAISE EXCEPTION 'the event_synth policy''s gamma must be finite and at least 1, got %', p -> 'gamma'
+            USING ERRCODE = '22023';
+    END IF;
+    IF NOT ((p ->> 'sampling_rate_hz')::float8 > 0 AND (p ->> 'sampling_rate_hz')::float8 <= 1000000) THEN
+        RAISE EXCEPTION 'the event_synth policy''s sampling_rate_hz must be positive and at most 1000000, got %',
+            p -> 'sampling_rate_hz' USING ERRCODE = '22023';
+    END IF;
+    IF (p ->> 'max_attempts')::int > 1000000 THEN
+        RAISE EXCEPTION 'the event_synth policy''s max_attempts must be at most 1000000, got %', p -> 'max_attempts'
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN p;
+END $$;
+COMMENT ON FUNCTION @extschema@._policy_event_synth(@extschema@.datasets, jsonb) IS
+    'Internal: validates an event_synth release policy. Privacy: parameters only.';
+
+CREATE FUNCTION @extschema@._plan_event_synth_release(
+        caller regrole, dataset text, k int, gamma float8, model text, sampling_rate_hz float8, max_attempts int)
+    RETURNS @extschema@._release_plan LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d @extschema@.datasets := @extschema@._release_dataset(caller, dataset, NULL);
+    p jsonb := @extschema@._release_policy(d, 'event_synth');
+    plan @extschema@._release_plan;
+BEGIN
+    PERFORM @extschema@._fixed(d, 'event_synth', 'k', p -> 'k', to_jsonb(k)),
+            @extschema@._fixed(d, 'event_synth', 'gamma', p -> 'gamma', to_jsonb(gamma)),
+            @extschema@._fixed(d, 'event_synth', 'model', p -> 'model', to_jsonb(model)),
+            @extschema@._fixed(d, 'event_synth', 'sampling_rate_hz', p -> 'sampling_rate_hz', to_jsonb(sampling_rate_hz)),
+            @extschema@._fixed(d, 'event_synth', 'max_attempts', p -> 'max_attempts', to_jsonb(max_attempts));
+    -- The ledger record of event_synth_pd's cost (core/pd/event_synth.hpp): epsilon 0, the parameters.
+    plan := ROW(d.name, d.owner, 'event_synth_pd', 'plausible-deniability', 0, 0, NULL, 0, false,
+                jsonb_build_object('k', p -> 'k', 'gamma', p -> 'gamma', 'max_attempts', p -> 'max_attempts',
+                                   'sampling_rate_hz', p -> 'sampling_rate_hz', 'model', p -> 'model',
+                                   'test', 'identity (event)'),
+                format('SELECT * FROM @extschema@.event_synth_pd(%L::regclass, %L, %L::int4, %L::float8, %L::float8, '
+                       '%L::int4, false, NULL, $7)',
+                       d.relation::text, p ->> 'model', p ->> 'k', p ->> 'gamma', p ->> 'sampling_rate_hz',
+                       p ->> 'max_attempts'),
+                NULL, NULL, NULL);
+    RETURN @extschema@._served_once(plan, d, 'event_synth');
+END $$;
+COMMENT ON FUNCTION @extschema@._plan_event_synth_release(regrole, text, int, float8, text, float8, int) IS
+    'Internal: the plan of event_synth_release. Privacy: its cost depends on the policy only.';

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -213,7 +214,8 @@ struct SynthResult {
     std::size_t count;
 };
 
-SynthResult run(const pd::SynthEventRows& rows, const bytea* blob, const pd::EventSynthParams& params) {
+SynthResult run(const pd::SynthEventRows& rows, const bytea* blob, const pd::EventSynthParams& params,
+                const bytea* secret) {
     const std::size_t capacity = pd::event_synth_capacity(rows, params.sampling_rate_hz, max_samples(),
                                                           "gazepriv.max_synthesized_samples");
     SynthResult r{};
@@ -285,6 +287,7 @@ GAZEPRIV_FUNCTION(event_synth_pd) {
     const pd::EventSynthParams params = params_of(PG_GETARG_INT32(2), PG_GETARG_FLOAT8(3),
                                                   PG_GETARG_FLOAT8(4), PG_GETARG_INT32(5), PG_GETARG_BOOL(6));
     const char* dataset = PG_ARGISNULL(7) ? nullptr : pg::text_arg(fcinfo, 7);
+    const bytea* secret = PG_ARGISNULL(8) ? nullptr : PG_GETARG_BYTEA_PP(8);
     pd::validate(params); // 22023 before any row is read
     const StoredModel stored = read_model(model_name);
     if (dataset != nullptr && std::strcmp(dataset, stored.dataset) != 0)
@@ -298,7 +301,7 @@ GAZEPRIV_FUNCTION(event_synth_pd) {
         const pg::Charge charge = cost_of(params, model_name, dataset);
         pg::charge_own_release(charge);
     }
-    const SynthResult r = run(rows.view, stored.blob, params);
+    const SynthResult r = run(rows.view, stored.blob, params, secret);
 
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
