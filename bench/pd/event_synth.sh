@@ -19,14 +19,8 @@ cd "$(dirname "$0")/../.."
 throwaway_cluster
 psql() { cluster_psql -P footer=off "$@"; }
 
-psql <<'SQL'
-CREATE EXTENSION gazepriv;
-CREATE TABLE uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
-                            pupil_left float8, pupil_right float8, event text, fixation_index int);
-SQL
-for f in "$SHARED_DATA"/uniss_fgd/samples/*.csv; do
-    psql -c "\\copy uniss_samples FROM '$f' WITH (FORMAT csv, HEADER true)"
-done
+psql -c "CREATE EXTENSION gazepriv"
+load_full_uniss
 load_full_hoppe
 
 psql <<'SQL'
@@ -107,12 +101,12 @@ SELECT data, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1.0 / c
 FROM events GROUP BY data;
 CREATE FUNCTION evaluate(d text, k int, gamma float8) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE started timestamptz; took float8; rate float8 := CASE d WHEN 'uniss' THEN 300 ELSE 60 END;
-        attempts int := CASE d WHEN 'uniss' THEN 100 ELSE 20 END;
+        tries int := CASE d WHEN 'uniss' THEN 100 ELSE 20 END;
 BEGIN
     started := clock_timestamp();
     DROP TABLE IF EXISTS synthetic;
     EXECUTE format('CREATE TABLE synthetic AS SELECT * FROM gazepriv.event_synth_pd(%L, %L, %s, %s, %s, %s, '
-                   'include_failed => true)', d || '_events', d || '_model', k, gamma, rate, attempts);
+                   'include_failed => true)', d || '_events', d || '_model', k, gamma, rate, tries);
     took := extract(epoch FROM clock_timestamp() - started);
     RAISE NOTICE '% k = % gamma = %: % s', d, k, gamma, round(took::numeric, 1);
     DROP TABLE IF EXISTS synthetic_events, synthetic_features, per_event;
