@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -177,8 +178,8 @@ void synthesize_events(const SynthEventRows& in, const SaccadeCvae& model, const
                                  f_my.data(), f_sx.data(),          f_sy.data(),   f_samples.data()};
     std::vector<std::size_t> fo_row(nf), fo_offset(nf);
     std::vector<std::int32_t> fo_attempts(nf);
-    std::vector<char> fo_passed_store(nf);
-    bool* fo_passed = reinterpret_cast<bool*>(fo_passed_store.data());
+    const std::unique_ptr<bool[]> fo_passed_store(new bool[nf + 1]);
+    bool* fo_passed = fo_passed_store.get();
     std::vector<double> fx(fix_total), fy(fix_total);
     FixationParams fp;
     fp.k = params.k;

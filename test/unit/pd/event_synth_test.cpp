@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,7 +82,7 @@ SaccadeCvae trained_model(const Events& e) {
 struct Result {
     std::vector<std::size_t> row, first, samples;
     std::vector<std::int32_t> attempts;
-    std::vector<char> passed;
+    std::unique_ptr<bool[]> passed;
     std::vector<double> t, x, y;
     std::size_t count = 0;
 };
@@ -94,11 +95,11 @@ Result run(const Events& e, const SaccadeCvae& model, const EventSynthParams& p,
     r.first.resize(rows.rows);
     r.samples.resize(rows.rows);
     r.attempts.resize(rows.rows);
-    r.passed.resize(rows.rows);
+    r.passed.reset(new bool[rows.rows + 1]);
     r.t.resize(cap);
     r.x.resize(cap);
     r.y.resize(cap);
-    EventSynthOutput out{r.row.data(),   r.attempts.data(), reinterpret_cast<bool*>(r.passed.data()),
+    EventSynthOutput out{r.row.data(),   r.attempts.data(), r.passed.get(),
                          r.first.data(), r.samples.data(),  r.t.data(),
                          r.x.data(),     r.y.data(),        0};
     Rng rng(seed, 0);
