@@ -614,8 +614,7 @@ BEGIN
                                               'event_synth') THEN
         RAISE EXCEPTION
             'unknown mechanism "%": expected heatmap, kaleido, k_same_select, k_same_synth, pd, series or event_synth',
-                        mechanism
-            USING ERRCODE = '22023';
+            mechanism USING ERRCODE = '22023';
     END IF;
     IF EXISTS (SELECT FROM @extschema@.releases r
                WHERE r.dataset = d.name AND r.served_once = _set_release_policy.mechanism) THEN

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A8: what defines event-synth-PD's guarantee (k, gamma, the saccade model, the sampling rate, the attempts) is
+# A9: what defines event-synth-PD's guarantee (k, gamma, the saccade model, the sampling rate, the attempts) is
 # the curator's release policy. The analyst asks for k = 1, a huge gamma, another model and another rate:
 # refused (42501). Under the policy the release is served once: every later request, by any analyst, gets the
 # identical streams, with one ledger row in all. A policy naming a model of another dataset is refused.
