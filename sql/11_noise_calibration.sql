@@ -50,9 +50,13 @@ SELECT round(gazepriv.epsilon_for_accuracy('discrete_laplace', 1, 5)::numeric, 6
            AS half_width_back,
        round(gazepriv.epsilon_for_accuracy('laplace', 1, ln(20))::numeric, 9) AS laplace_epsilon,
        round(gazepriv.epsilon_for_accuracy('gaussian', 1, 2, delta => 1e-5)::numeric, 6) AS gaussian_epsilon;
--- The empirical coverage of the count interval on real draws (2,000 draws: 0.95 +- 0.015).
-SELECT abs(avg((abs(gazepriv.discrete_laplace_noise(1 / 0.5)) <= 5)::int) - 0.95) < 0.02 AS count_coverage_ok
+-- The empirical coverage of the count interval on real draws: at the epsilon for +- 5, 2,000 draws hold it
+-- 95 % of the time (sd 0.5 points; the check allows 4 sd). Seeded: the draws are the same in every run.
+SET gazepriv.seed = 11;
+SELECT abs(avg((abs(gazepriv.discrete_laplace_noise(1 / gazepriv.epsilon_for_accuracy('discrete_laplace', 1, 5)))
+               <= 5)::int) - 0.95) < 0.02 AS count_coverage_ok
 FROM generate_series(1, 2000);
+RESET gazepriv.seed;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT gazepriv.noise_accuracy('cauchy', 1)$$,
     $$SELECT gazepriv.noise_accuracy('laplace', 0)$$,
