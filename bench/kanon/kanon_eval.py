@@ -8,9 +8,10 @@
       half 1)
       Prints the re-identification and task-classification table; writes a plot.
   kanon_eval.py synth-attack STREAMS.csv
-      STREAMS.csv: kind,k,rep,participant,task,features  (one feature vector per stream; kind original (whole
-      streams), first / second (the halves of each original stream in time) or synthetic (k-same-synth at k,
-      repetition rep: a grouping of its own))
+      STREAMS.csv: kind,release,rep,participant,task,samples,features  (one feature vector per stream, empty
+      when the stream is too short for one window; kind original (whole streams), first / second (the halves
+      of each original stream in time) or synthetic (the release named by `release`, e.g. "k-same-synth k = 2",
+      repetition rep); written by bench/kanon/synth_eval.psql)
       Prints the re-identification of synthetic streams by 1-NN and a random forest trained on the originals,
       with the positive control (trained on first halves, identifying second halves) and chance.
 """
@@ -167,7 +168,8 @@ def grow_tree(x, y, classes, tried, rng):
             gini[v[1:] == v[:-1]] = np.inf  # cut only between distinct values
             j = int(np.argmin(gini))
             if gini[j] < best[0]:
-                best = (gini[j], f, (v[j] + v[j + 1]) / 2)
+                cut = (v[j] + v[j + 1]) / 2
+                best = (gini[j], f, cut if cut < v[j + 1] else v[j])  # adjacent floats: the midpoint rounds up
         if best[1] < 0:
             return i
         go_left = x[rows, best[1]] <= best[2]
@@ -192,54 +194,99 @@ def predict_tree(tree, x):
 
 
 def synth_attack(path):
-    streams = {}
+    """Streams without a feature vector (too short for one window) stay in: when they are test streams the
+    attacker, who has nothing to compare, guesses uniformly (scores 1 / participants, i.e. chance); as
+    training streams they teach nothing and are left out. Both are counted in the table."""
+    streams, released = {}, {}
     for r in csv.DictReader(open(path)):
-        if r["features"] == "":
-            continue  # a stream too short for one feature window
-        key = (r["kind"], int(r["k"]), int(r["rep"]))
-        streams.setdefault(key, []).append((r["participant"], r["task"], parse_array(r["features"])))
+        key = (r["kind"], r["release"], int(r["rep"]))
+        if key[0] == "synthetic" and int(r["samples"]) == 0:
+            released.setdefault(key, 0)
+            continue  # an original stream the release has no sample for: nothing to re-identify
+        f = parse_array(r["features"]) if r["features"] else None
+        streams.setdefault(key, []).append((r["participant"], r["task"], f))
+        if key[0] == "synthetic":
+            released[key] = released.get(key, 0) + 1
     rng = np.random.default_rng(17)
-    people = sorted({p for p, _, _ in streams[("original", 0, 0)]})
+    originals = streams[("original", "", 0)]
+    people = sorted({p for p, _, _ in originals})
 
     def evaluate(train_rows, test_rows):
+        train_rows = [r for r in train_rows if r[2] is not None]
+        featured = [i for i, r in enumerate(test_rows) if r[2] is not None]
         train = np.array([f for _, _, f in train_rows])
-        test = np.array([f for _, _, f in test_rows])
-        keep = np.isfinite(train).all(axis=0) & np.isfinite(test).all(axis=0)
+        test = np.array([test_rows[i][2] for i in featured]).reshape(len(featured), train.shape[1])
+        keep = np.isfinite(train).all(axis=0)
         train, test = standardise(train[:, keep], test[:, keep])
-        labels, truth = [p for p, _, _ in train_rows], [p for p, _, _ in test_rows]
-        # 1-NN among the training streams of the same task; the forest over all tasks.
-        nn = np.zeros((len(test), len(people)))
-        for task in sorted({t for _, t, _ in test_rows}):
-            a = np.array([t == task for _, t, _ in train_rows])
-            b = np.array([t == task for _, t, _ in test_rows])
-            if a.any():
-                nn[b] = nn_scores(train[a], [l for l, m in zip(labels, a) if m], test[b], people)
-        rf = forest_scores(train, labels, test, people, rng=rng)
-        return np.array([accuracy(nn, truth, people), per_participant(nn, truth, people),
-                         accuracy(rf, truth, people), per_participant(rf, truth, people)]), len(test)
+        test[~np.isfinite(test)] = 0  # a feature a test stream lacks: the training mean
+        labels = [p for p, _, _ in train_rows]
+        truth = [p for p, _, _ in test_rows]
+        tasks = [test_rows[i][1] for i in featured]
+        # 1-NN among the training streams of the same task; the forest over all tasks; uniform scores for
+        # the test streams without features.
+        nn = np.full((len(test_rows), len(people)), 1 / len(people))
+        rf = nn.copy()
+        if featured:
+            scores = np.zeros((len(featured), len(people)))
+            for task in sorted(set(tasks)):
+                a = np.array([t == task for _, t, _ in train_rows])
+                b = np.array([t == task for t in tasks])
+                if a.any():
+                    scores[b] = nn_scores(train[a], [l for l, m in zip(labels, a) if m], test[b], people)
+                else:
+                    scores[b] = 1 / len(people)
+            nn[featured] = scores
+            rf[featured] = forest_scores(train, labels, test, people, rng=rng)
+        sub = [truth[i] for i in featured]
+        result = np.array([accuracy(nn, truth, people), per_participant(nn, truth, people),
+                           accuracy(rf, truth, people), per_participant(rf, truth, people),
+                           accuracy(nn[featured], sub, people) if featured else np.nan,
+                           accuracy(rf[featured], sub, people) if featured else np.nan])
+        return result, (len(test_rows), len(test_rows) - len(featured), len(train_rows))
 
     def cell(values):
         values = np.array(values)
+        if len(values) == 0 or np.isnan(values).any():
+            return "–"
         if len(values) == 1:
             return f"{values[0]:.3f}"
         return f"{values.mean():.3f} ({values.min():.3f}–{values.max():.3f})"
 
-    rows = [("chance (1 / participants)", "", [np.full(4, 1 / len(people))])]
-    control, n = evaluate(streams[("first", 0, 0)], streams[("second", 0, 0)])
-    rows.append(("positive control: first halves → second halves", n, [control]))
-    for k in sorted({key[1] for key in streams if key[0] == "synthetic"}):
-        reps = sorted(key for key in streams if key[0] == "synthetic" and key[1] == k)
-        results = [evaluate(streams[("original", 0, 0)], streams[key]) for key in reps]
-        rows.append((f"k-same-synth k = {k}: originals → synthetic ({len(reps)} groupings)", results[0][1],
-                     [r for r, _ in results]))
-    print(f"{len(people)} participants; per stream: each test stream alone; per participant: scores averaged "
-          f"over all of a participant's test streams (one decision per participant); several groupings: "
-          f"mean (min–max)")
-    print("| attack | test streams | 1-NN per stream | 1-NN per participant | random forest per stream | "
-          "random forest per participant |")
-    print("|---|---:|---:|---:|---:|---:|")
+    def counts(n):
+        tested, empty, _ = n
+        return f"{tested} of {len(originals)} ({empty})"
+
+    rows = [("chance (1 / participants)", "", [np.full(6, 1 / len(people))])]
+    control, n = evaluate(streams[("first", "", 0)], streams[("second", "", 0)])
+    rows.append(("positive control: first halves → second halves", counts(n), [control]))
+    trained = sum(f is not None for _, _, f in originals)
+    releases = []
+    for key in released:
+        if key[1] not in releases:
+            releases.append(key[1])
+    for release in releases:
+        reps = sorted(key for key in released if key[1] == release)
+        if not any(released[key] for key in reps):
+            rows.append((f"{release}: no stream released", f"0 of {len(originals)}", []))
+            continue
+        results = [evaluate(originals, streams.get(key, [])) for key in reps]
+        tested = [n for _, n in results]
+        name = f"{release}: originals → synthetic" + (f" ({len(reps)} repetitions)" if len(reps) > 1 else "")
+        label = counts(tested[0]) if len(set(tested)) == 1 else \
+            " / ".join(counts(n) for n in tested)
+        rows.append((name, label, [r for r, _ in results]))
+    print(f"{len(people)} participants, {len(originals)} original streams ({trained} with features, the "
+          f"attacker's training streams); per stream: each test stream alone; per participant: scores averaged "
+          f"over all of a participant's test streams (one decision per participant); several repetitions: "
+          f"mean (min–max); test streams: the released streams, i.e. those with at least one synthetic sample (in "
+          f"brackets those without a feature window, scored as a uniform guess); the last two columns: the "
+          f"streams with a feature window alone")
+    print("| attack | test streams of originals (without features) | 1-NN per stream | 1-NN per participant | "
+          "random forest per stream | random forest per participant | 1-NN per stream with features | "
+          "random forest per stream with features |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, n, results in rows:
-        print(f"| {name} | {n} | " + " | ".join(cell([r[i] for r in results]) for i in range(4)) + " |")
+        print(f"| {name} | {n} | " + " | ".join(cell([r[i] for r in results]) for i in range(6)) + " |")
 
 
 def attack(raw_path, releases_path, png):

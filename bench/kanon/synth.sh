@@ -5,13 +5,16 @@
 # 5 (one grouping across tasks, the default), SYNTH_REPS groupings each (default 3):
 #   1. throughput of k_same_synth in synthetic samples per second, against detect_events on the same traces;
 #   2. re-identification of the synthetic streams by an attacker who holds the original streams
-#      (kanon_eval.py synth-attack): per (participant, task) stream the mean feature_windows vector (1 s
-#      windows every 250 ms), z-scored over the training streams; 1-NN among the training streams of the same
-#      task and a random forest over all tasks; chance is 1 / participants. Positive control: the same attacks
-#      trained on the first half (in time) of every original stream and identifying the second halves, which
-#      must be far above chance for the attack to mean anything;
+#      (synth_eval.psql, shared with bench/pd/event_synth.sh, and kanon_eval.py synth-attack): per
+#      (participant, task) stream the mean feature_windows vector (1 s windows every 250 ms), z-scored over the
+#      training streams; 1-NN among the training streams of the same task and a random forest over all tasks;
+#      chance is 1 / participants. Positive control: the same attacks trained on the first half (in time) of
+#      every original stream and identifying the second halves, which must be far above chance for the attack
+#      to mean anything;
 #   3. what the synthetic streams keep: fixations detected per stream, fixation duration and saccade
-#      amplitude (median) against the originals.
+#      amplitude (median) against the originals; for Uniss, per image the correlation (heatmap_cc) of the
+#      synthetic gaze map with the original one (synth_eval.psql: 32 px cells, 24 px blur), median and range
+#      over the images and groupings, against the reference of the other images' original gaze.
 # SYNTH_IMAGES limits the Uniss images (default all) to keep the run short on a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -68,22 +71,9 @@ DELETE FROM events WHERE participant NOT IN (
 DELETE FROM traces WHERE participant NOT IN (SELECT participant FROM events);
 SELECT count(DISTINCT participant) AS participants, count(DISTINCT task) AS tasks, count(*) AS events,
        (SELECT sum((SELECT count(*) FROM gazepriv.trace_samples(trace))) FROM traces) AS samples FROM events;
--- Features of a stream: the mean of its 1 s windows every 250 ms.
-CREATE FUNCTION stream_features(trace gazepriv.gaze_trace) RETURNS float8[] LANGUAGE sql AS $$
-    SELECT array_agg(v ORDER BY i) FROM (
-        SELECT i, avg(f.features[i]) AS v
-        FROM gazepriv.feature_windows(trace, detector(), 5, window_ms => 1000, step_ms => 250) f,
-             generate_subscripts(f.features, 1) i GROUP BY i) s $$;
--- The attacker's streams: the originals whole, and split in time into halves (the positive control).
-CREATE TABLE stream_features (kind text, k int, rep int, participant text, task text, f float8[]);
-INSERT INTO stream_features SELECT 'original', 0, 0, participant, task, stream_features(trace) FROM traces;
-INSERT INTO stream_features
-SELECT CASE WHEN second THEN 'second' ELSE 'first' END, 0, 0, participant, task,
-       stream_features(gazepriv.make_trace(t_ms, x, y))
-FROM (SELECT s.*, s.t_ms >= (min(s.t_ms) OVER w + max(s.t_ms) OVER w) / 2 AS second
-      FROM samples s JOIN traces USING (participant, task)
-      WINDOW w AS (PARTITION BY s.participant, s.task)) h
-GROUP BY participant, task, second;
+-- The attacker's streams (the originals whole and in halves) and the per-image gaze maps.
+CREATE VIEW originals AS SELECT * FROM samples WHERE participant IN (SELECT participant FROM traces);
+\i bench/kanon/synth_eval.psql
 CREATE TABLE results (k int, rep int, seconds float8, samples bigint, chance float8,
                       fixations_per_stream float8, fixation_ms_median float8, amplitude_deg_median float8);
 INSERT INTO results
@@ -106,8 +96,7 @@ BEGIN
     CREATE TABLE synthetic_events AS
     SELECT s.participant, s.task, e.* FROM synthetic_traces s,
          gazepriv.detect_events(s.trace, detector()) e;
-    INSERT INTO stream_features
-    SELECT 'synthetic', k, rep, participant, task, stream_features(trace) FROM synthetic_traces;
+    PERFORM add_synthetic_streams(format('k-same-synth k = %s', k), rep, 'synthetic');
     INSERT INTO results
     SELECT k, rep, took, (SELECT count(*) FROM synthetic), NULL,
            (SELECT count(*)::float8 / count(DISTINCT (participant, task)) FROM synthetic_events WHERE type = 'fixation'),
@@ -119,8 +108,12 @@ SELECT count(*) AS detect_events_rows FROM traces t, gazepriv.detect_events(t.tr
 \timing off
 SQL
 for k in 2 4 5; do
-    for rep in $(seq "$REPS"); do psql -c "SELECT evaluate($k, $rep)" >/dev/null; done
+    for rep in $(seq "$REPS"); do
+        psql -c "SELECT evaluate($k, $rep)" >/dev/null
+        if [ "$DATA" = uniss ]; then psql -c "SELECT add_image_cc('k-same-synth k = $k', $rep, 'synthetic')" >/dev/null; fi
+    done
 done
+if [ "$DATA" = uniss ]; then psql -c "SELECT add_image_cc_baseline()" -c "SELECT * FROM image_cc_summary"; fi
 psql <<'SQL'
 SELECT k, round(avg(seconds)::numeric, 2) AS seconds, round(avg(samples)) AS samples,
        round(avg(samples / seconds)::numeric) AS samples_per_s, round(avg(chance)::numeric, 3) AS chance,
@@ -129,5 +122,5 @@ SELECT k, round(avg(seconds)::numeric, 2) AS seconds, round(avg(samples)) AS sam
        round(avg(amplitude_deg_median)::numeric, 2) AS amplitude_deg_median
 FROM results GROUP BY k ORDER BY k;
 SQL
-psql -c "\\copy (SELECT kind, k, rep, participant, task, f AS features FROM stream_features) TO '$dir/streams.csv' WITH (FORMAT csv, HEADER true)"
+psql -c "\\copy (SELECT kind, release, rep, participant, task, samples, f AS features FROM attack_streams) TO '$dir/streams.csv' WITH (FORMAT csv, HEADER true)"
 "$PYTHON" bench/kanon/kanon_eval.py synth-attack "$dir/streams.csv"

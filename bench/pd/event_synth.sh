@@ -9,9 +9,14 @@
 #      the same traces; at most 100 candidates per event for Uniss, 20 for Hoppe (its one task holds every
 #      participant's saccades, so each failing candidate is tested against all of them);
 #   3. what the synthetic streams keep: events detected again per stream, fixation duration and saccade
-#      amplitude (median) against the originals; for Uniss, 1-NN re-identification by an attacker holding
-#      the original streams (the k-same-synth bench's attack: per (participant, image) the mean 1 s
-#      feature_windows vector, z-scored; chance 1/participants).
+#      amplitude (median) against the originals; for Uniss, per image the correlation (heatmap_cc) of the
+#      synthetic gaze map with the original one, median and range over the images;
+#   4. re-identification of the synthetic streams by an attacker holding the original streams, on both
+#      datasets: the k-same-synth bench's attack (bench/kanon/synth_eval.psql and kanon_eval.py synth-attack:
+#      per stream the mean feature_windows vector, 1-NN and a random forest, the positive control on halves
+#      of the originals, chance 1/participants). The released streams are sparse: the table counts the
+#      original streams, the released ones (at least one sample) and those without a feature window, which
+#      the attacker can only guess (scored 1/participants).
 # Events with a single sample (duration 0, sigma 0) are left out before training and synthesis.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -78,23 +83,29 @@ SELECT data, round(seconds::numeric, 2) AS seconds, training, validation, round(
 FROM training ORDER BY data;
 
 \echo '== 2-3. event_synth_pd (sampling at 300 Hz for Uniss, 60 Hz for Hoppe; max_attempts 100 / 20)'
--- Features of a stream for the re-identification attack: the mean of its 1 s windows.
-CREATE FUNCTION stream_features(trace gazepriv.gaze_trace) RETURNS float8[] LANGUAGE sql AS $$
-    SELECT array_agg(v ORDER BY i) FROM (
-        SELECT i, avg(f.features[i]) AS v
-        FROM gazepriv.feature_windows(trace, gazepriv.ivt(30, 0, 20, 75, 75,
-                 gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370)), 5, window_ms => 1000, step_ms => 1000) f,
-             generate_subscripts(f.features, 1) i GROUP BY i) s $$;
-CREATE TABLE original_features AS SELECT participant, task, stream_features(trace) AS f FROM traces WHERE data = 'uniss';
-CREATE TABLE feature_scale AS
-SELECT i, avg(f[i]) AS mean, nullif(stddev_pop(f[i]), 0) AS sd
-FROM original_features, generate_subscripts(f, 1) i GROUP BY i;
+-- The attacker's streams and the per-image gaze maps (bench/kanon/synth_eval.psql, shared with k-same-synth),
+-- in a schema per dataset: its originals (the traces' samples) and its detector.
+CREATE SCHEMA uniss_eval;
+CREATE VIEW uniss_eval.originals AS SELECT participant, stimulus::text AS task, t_ms, x, y FROM uniss_samples;
+CREATE FUNCTION uniss_eval.detector() RETURNS gazepriv.event_detector LANGUAGE sql IMMUTABLE
+    RETURN gazepriv.ivt(30, 0, 20, 75, 75, gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370));
+CREATE SCHEMA hoppe_eval;
+CREATE VIEW hoppe_eval.originals AS
+SELECT participant, 'errand' AS task, t_ms, CASE WHEN x BETWEEN -1 AND 2 AND y BETWEEN -1 AND 2 THEN x END AS x, y
+FROM (SELECT *, min(t_ms) OVER (PARTITION BY participant) AS t0 FROM hoppe_samples) s WHERE t_ms < t0 + 120000;
+CREATE FUNCTION hoppe_eval.detector() RETURNS gazepriv.event_detector LANGUAGE sql IMMUTABLE
+    RETURN gazepriv.ivt(60, 0, 33.4, 75, 75, gazepriv.camera_geometry(60, 46));
+SET search_path = uniss_eval, public;
+\i bench/kanon/synth_eval.psql
+SELECT add_image_cc_baseline();
+SET search_path = hoppe_eval, public;
+\i bench/kanon/synth_eval.psql
+RESET search_path;
 CREATE TABLE results (data text, k int, gamma float8, seconds float8, samples bigint, fixation_pass float8,
                       fixation_attempts float8, saccade_pass float8, saccade_attempts float8, saccades_released float8,
-                      reid_1nn float8, chance float8, fixations_per_stream float8, fixation_ms_median float8,
-                      amplitude_median float8);
+                      chance float8, fixations_per_stream float8, fixation_ms_median float8, amplitude_median float8);
 INSERT INTO results
-SELECT data, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1.0 / count(DISTINCT participant),
+SELECT data, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1.0 / count(DISTINCT participant),
        count(*) FILTER (WHERE type = 'fixation')::float8 / count(DISTINCT (participant, task)),
        percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE type = 'fixation'),
        percentile_cont(0.5) WITHIN GROUP (ORDER BY amplitude) FILTER (WHERE type = 'saccade')
@@ -109,15 +120,13 @@ BEGIN
                    'include_failed => true)', d || '_events', d || '_model', k, gamma, rate, tries);
     took := extract(epoch FROM clock_timestamp() - started);
     RAISE NOTICE '% k = % gamma = %: % s', d, k, gamma, round(took::numeric, 1);
-    DROP TABLE IF EXISTS synthetic_events, synthetic_features, per_event;
+    DROP TABLE IF EXISTS synthetic_events, per_event;
     CREATE TABLE per_event AS SELECT participant, task, event_index, type, bool_or(passed) AS passed,
         max(attempts) AS attempts, count(t_ms) AS samples FROM synthetic GROUP BY 1, 2, 3, 4;
     CREATE TABLE synthetic_events AS
     SELECT s.participant, s.task, e.* FROM (SELECT participant, task, gazepriv.make_trace(t_ms, x, y) AS trace
                                             FROM synthetic WHERE t_ms IS NOT NULL GROUP BY 1, 2) s,
          gazepriv.detect_events(s.trace, detector(d)) e;
-    CREATE TABLE synthetic_features AS SELECT participant, task, stream_features(gazepriv.make_trace(t_ms, x, y)) AS f
-    FROM synthetic WHERE t_ms IS NOT NULL AND d = 'uniss' GROUP BY 1, 2;
     INSERT INTO results
     SELECT d, k, gamma, took, (SELECT count(t_ms) FROM synthetic),
            (SELECT avg(passed::int) FROM per_event WHERE type = 'fixation'),
@@ -125,16 +134,17 @@ BEGIN
            (SELECT avg(passed::int) FROM per_event WHERE type = 'saccade'),
            (SELECT avg(attempts) FROM per_event WHERE type = 'saccade' AND passed),
            (SELECT avg((samples > 0)::int) FROM per_event WHERE type = 'saccade'),
-           CASE WHEN d = 'uniss' THEN
-           (SELECT avg((nearest = s.participant)::int) FROM (
-                SELECT s.participant, (SELECT o.participant FROM original_features o WHERE o.task = s.task
-                                       ORDER BY (SELECT sum(((s.f[c.i] - o.f[c.i]) / c.sd) ^ 2)
-                                                 FROM feature_scale c WHERE c.sd IS NOT NULL) LIMIT 1) AS nearest
-                FROM synthetic_features s) s) END,
            NULL,
            (SELECT count(*)::float8 / nullif(count(DISTINCT (participant, task)), 0) FROM synthetic_events WHERE type = 'fixation'),
            (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FROM synthetic_events WHERE type = 'fixation'),
            (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY amplitude) FROM synthetic_events WHERE type = 'saccade');
+    -- The attack's streams and, for Uniss, the gaze maps, with the dataset's schema's objects.
+    PERFORM set_config('search_path', d || '_eval, public', true);
+    PERFORM add_synthetic_streams(format('event-synth-PD k = %s, γ = %s', k, gamma), 1, 'public.synthetic');
+    IF d = 'uniss' THEN
+        PERFORM add_image_cc(format('event-synth-PD k = %s, γ = %s', k, gamma), 1, 'public.synthetic');
+    END IF;
+    PERFORM set_config('search_path', 'public', true);
 END $$;
 SELECT evaluate('uniss', 2, 2), evaluate('uniss', 5, 2), evaluate('uniss', 2, 1e10), evaluate('hoppe', 2, 2),
        evaluate('hoppe', 5, 2);
@@ -144,10 +154,16 @@ SELECT r.data, r.k, r.gamma, round(r.seconds::numeric, 2) AS seconds, r.samples,
        round(r.fixation_pass::numeric, 3) AS fix_pass, round(r.fixation_attempts::numeric, 1) AS fix_attempts,
        round(r.saccade_pass::numeric, 3) AS sac_pass, round(r.saccade_attempts::numeric, 1) AS sac_attempts,
        round(r.saccades_released::numeric, 3) AS sac_released,
-       round(r.reid_1nn::numeric, 3) AS reid_1nn, round(r.chance::numeric, 3) AS chance,
+       round(r.chance::numeric, 3) AS chance,
        round(r.fixations_per_stream::numeric, 1) AS fixations_per_stream,
        round(r.fixation_ms_median::numeric, 1) AS fixation_ms_median,
        round(r.amplitude_median::numeric, 2) AS amplitude_deg_median
 FROM results r JOIN timings t ON t.data = r.data AND t.what = 'detect_events'
 ORDER BY r.data DESC, r.k NULLS FIRST, r.gamma;
+SELECT * FROM uniss_eval.image_cc_summary;
 SQL
+for d in uniss hoppe; do
+    echo "== re-identification, $d"
+    psql -c "\\copy (SELECT kind, release, rep, participant, task, samples, f AS features FROM ${d}_eval.attack_streams) TO '$dir/$d-streams.csv' WITH (FORMAT csv, HEADER true)"
+    "$PYTHON" bench/kanon/kanon_eval.py synth-attack "$dir/$d-streams.csv"
+done
