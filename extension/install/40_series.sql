@@ -81,11 +81,12 @@ CREATE FUNCTION @extschema@.release_series(source regclass, method text, epsilon
                                            bounds float8[] DEFAULT NULL, length int DEFAULT NULL,
                                            chunk_semantics text DEFAULT 'participant',
                                            participant_column name DEFAULT 'participant', dataset text DEFAULT NULL,
-                                           recordings text[] DEFAULT NULL, clamp boolean DEFAULT true)
+                                           recordings text[] DEFAULT NULL, clamp boolean DEFAULT true,
+                                           k_share float8 DEFAULT NULL, bounds_share float8 DEFAULT NULL)
     RETURNS TABLE (participant text, recording text, feature text, series float8[])
     AS 'MODULE_PATHNAME', 'gazepriv_release_series' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int, text, float8[], int, text, name, text,
-                                              text[], boolean) IS
+                                              text[], boolean, float8, float8) IS
     'Releases every participant''s feature signals perturbed by lpa, fpa, cfpa or dcfpa (Bozkir et al. 2021), one row '
     'per participant, recording and feature with the whole released signal. Source columns: participant (or '
     'participant_column), optional recording or task, t or window (orders each signal), and either features (an '
@@ -101,7 +102,15 @@ COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int,
     '(guarantee kind dp; record-dp under chunk semantics, which protect one chunk, not a participant); without, '
     'charges nothing. clamp (default true; NULL is 22004): with bounds, every released value is clamped into its '
     'feature''s [lo, hi], free post-processing that never moves a value away from the (clipped) truth; it biases '
-    'means of values near an edge toward the middle; clamp => false gives the unbiased raw noisy values.';
+    'means of values near an edge toward the middle; clamp => false gives the unbiased raw noisy values. '
+    'Private parameter choice (clipped sensitivity, participant semantics; NULL for none, else in (0, 1), sum below 1): '
+    'bounds_share of every signal''s epsilon chooses each feature''s clipping bounds inside the public bounds (DP '
+    'quantiles 0.05 and 0.95 of the participants'' averaged value distribution, exponential mechanism over 128 '
+    'points, sensitivity 1); k_share (fpa, cfpa) chooses k per recording and feature by the exponential mechanism '
+    'over 1..k (k NULL: the largest) with utility minus the expected squared error (energy outside the kept bins plus '
+    'the public noise variance), sensitivity n (hi - lo)^2 / 4; the noise gets the rest of epsilon. The cost does not '
+    'change (the shares compose sequentially inside it); the ledger''s parameters record the shares '
+    '(private_selection) and a NOTICE reports what was chosen (a DP output).';
 
 CREATE FUNCTION @extschema@.release_series_cost(source regclass, method text, epsilon float8, k int DEFAULT NULL,
                                                 chunk int DEFAULT 64, sensitivity text DEFAULT 'clipped',
@@ -200,7 +209,9 @@ COMMENT ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, 
     'Analyst release: every participant''s feature signals of a registered dataset (columns task or recording, window '
     'or t, features) released by release_series with a method the dataset''s series release policy allows, the '
     'strict clipped sensitivity from the dataset''s public feature bounds, and the policy''s public length '
-    '(passing another is refused, 42501) and recordings (only those are read); k and chunk are the analyst''s. '
+    '(passing another is refused, 42501) and recordings (only those are read); k and chunk are the analyst''s. The '
+    'policy''s k_share and bounds_share, when set, choose k (fpa, cfpa; the analyst''s k is then the largest candidate) '
+    'and the clipping bounds privately inside the same cost (see release_series); the analyst cannot change them. '
     'Privacy: epsilon per feature (per chunk for cfpa, dcfpa); neighbours differ in one participant''s signals; '
     'charges series_public_cost (epsilon x features x recordings x chunks per signal) to the dp budget of the role '
     'whose privileges run the call, before the data is read as its owner.';
@@ -208,9 +219,10 @@ REVOKE ALL ON FUNCTION @extschema@.release_feature_series(text, text, float8, in
 GRANT EXECUTE ON FUNCTION @extschema@.release_feature_series(text, text, float8, int, int, int)
     TO gazepriv_analyst, gazepriv_curator;
 
--- {"methods": [...], "length": n, "recordings": [...]}: the methods analysts may use (default all four), the
--- public signal length (default the dataset's bounds.length) and the public recordings (tasks) released,
--- required when the dataset has a task or recording column; the cost counts them.
+-- {"methods": [...], "length": n, "recordings": [...], "k_share": s, "bounds_share": s}: the methods analysts may
+-- use (default all four), the public signal length (default the dataset's bounds.length) and the public recordings
+-- (tasks) released, required when the dataset has a task or recording column; the cost counts them. The optional
+-- shares of epsilon choose k and the clipping bounds privately (release_series); the cost does not change.
 CREATE FUNCTION @extschema@._policy_series(d @extschema@.datasets, policy jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -219,8 +231,16 @@ DECLARE
                             @extschema@._policy_count('series', d.bounds, 'length'));
     recordings jsonb := policy -> 'recordings';
     bounds float8[] := @extschema@._feature_bounds(d);
+    k_share float8 := @extschema@._policy_number('series', policy, 'k_share');
+    bounds_share float8 := @extschema@._policy_number('series', policy, 'bounds_share');
 BEGIN
-    PERFORM @extschema@._policy_keys('series', policy, ARRAY['methods', 'length', 'recordings'], ARRAY[]::text[]);
+    PERFORM @extschema@._policy_keys('series', policy, ARRAY['methods', 'length', 'recordings', 'k_share', 'bounds_share'],
+                                     ARRAY[]::text[]);
+    IF NOT (coalesce(k_share, 0.5) > 0 AND coalesce(k_share, 0.5) < 1 AND coalesce(bounds_share, 0.5) > 0
+            AND coalesce(bounds_share, 0.5) < 1 AND coalesce(k_share, 0) + coalesce(bounds_share, 0) < 1) THEN
+        RAISE EXCEPTION 'the series policy''s k_share and bounds_share must each be in (0, 1) with a sum below 1, got % and %',
+            k_share, bounds_share USING ERRCODE = '22023';
+    END IF;
     IF jsonb_typeof(methods) <> 'array' OR jsonb_array_length(methods) = 0 OR EXISTS (
             SELECT FROM jsonb_array_elements(methods) m
             WHERE jsonb_typeof(m) <> 'string' OR m #>> '{}' NOT IN ('lpa', 'fpa', 'cfpa', 'dcfpa')) THEN
@@ -253,7 +273,8 @@ BEGIN
     END IF;
     PERFORM @extschema@.series_public_cost('lpa', 1, NULL, 64, bounds, length,  -- validates (22023)
                                            coalesce(jsonb_array_length(recordings), 1));
-    RETURN jsonb_strip_nulls(jsonb_build_object('methods', methods, 'length', length, 'recordings', recordings));
+    RETURN jsonb_strip_nulls(jsonb_build_object('methods', methods, 'length', length, 'recordings', recordings,
+                                                'k_share', k_share, 'bounds_share', bounds_share));
 END $$;
 COMMENT ON FUNCTION @extschema@._policy_series(@extschema@.datasets, jsonb) IS
     'Internal: validates a series release policy. Privacy: parameters only.';
@@ -266,6 +287,16 @@ DECLARE
     p jsonb := @extschema@._release_policy(d, 'series');
     bounds float8[] := @extschema@._feature_bounds(d);
     recordings text[] := (SELECT array_agg(r ORDER BY r) FROM jsonb_array_elements_text(p -> 'recordings') r);
+    -- The policy's shares (the analyst cannot pass any): k is chosen privately for fpa and cfpa only.
+    k_share float8 := CASE WHEN method IN ('fpa', 'cfpa') THEN (p ->> 'k_share')::float8 END;
+    bounds_share float8 := (p ->> 'bounds_share')::float8;
+    selection jsonb := CASE WHEN k_share IS NOT NULL OR bounds_share IS NOT NULL THEN
+        jsonb_build_object('private_selection', jsonb_strip_nulls(jsonb_build_object(
+            'k_share', k_share, 'bounds_share', bounds_share,
+            'noise_share', 1 - coalesce(k_share::numeric, 0) - coalesce(bounds_share::numeric, 0),
+            'k_rule', CASE WHEN k_share IS NOT NULL THEN 'private' END,
+            'bounds_rule', CASE WHEN bounds_share IS NOT NULL THEN 'private' ELSE 'public' END)))
+        ELSE '{}' END;
     c record;
 BEGIN
     IF NOT (p -> 'methods') ? method THEN
@@ -276,10 +307,11 @@ BEGIN
     SELECT * INTO c FROM @extschema@.series_public_cost(method, epsilon, k, chunk, bounds, (p ->> 'length')::int4,
                                                          coalesce(cardinality(recordings), 1));
     RETURN ROW(d.name, d.owner, c.mechanism, c.guarantee, c.epsilon, c.delta, c.rho, 0, c.non_private_choices,
-               c.parameters || jsonb_build_object('recordings', recordings),
+               c.parameters || jsonb_build_object('recordings', recordings) || selection,
                format('SELECT * FROM @extschema@.release_series(%L::regclass, $2, $3, $4, $5, ''clipped'', %L::float8[], '
-                      '%s, ''participant'', %L, NULL, %L::text[])',
-                      d.relation::text, bounds, p ->> 'length', d.participant_column, recordings),
+                      '%s, ''participant'', %L, NULL, %L::text[], true, %L::float8, %L::float8)',
+                      d.relation::text, bounds, p ->> 'length', d.participant_column, recordings, k_share,
+                      bounds_share),
                NULL, NULL, NULL)::@extschema@._release_plan;
 END $$;
 COMMENT ON FUNCTION @extschema@._plan_release_feature_series(regrole, text, text, float8, int, int, int) IS

@@ -13,6 +13,7 @@
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/noise/noise.hpp"
 #include "core/series/real_fft.hpp"
+#include "core/series/series_selection.hpp"
 #include "core/common/validate.hpp"
 
 namespace gazepriv::core {
@@ -54,9 +55,35 @@ void check_series_release_config(const SeriesReleaseConfig& config) {
             "sensitivity => 'clipped' needs public bounds => ARRAY[lo, hi] (or one [lo, hi] row "
             "per feature); sensitivity => 'empirical' is the paper's data-dependent (non-private) "
             "choice");
+    for (const auto& [name, share] :
+         {std::pair{"k_share", config.k_share}, {"bounds_share", config.bounds_share}})
+        if (share != 0 && !(share > 0 && share < 1))
+            throw InvalidArgument(std::string(name) + " must be in (0, 1) (or NULL for none), got " +
+                                  format_number(share));
+    if (config.k_share + config.bounds_share == 0)
+        return;
+    if (!(config.noise_share() > 0))
+        throw InvalidArgument(
+            "k_share + bounds_share must be below 1 (the rest of epsilon is the noise's), got " +
+            format_number(config.k_share + config.bounds_share));
+    if (config.sensitivity != SensitivityMode::Clipped || config.semantics != ChunkSemantics::Participant)
+        throw InvalidArgument(
+            "a private choice of k or bounds needs sensitivity => 'clipped' and chunk_semantics "
+            "=> 'participant' (its proof is for one participant's signals within public bounds)");
+    if (config.k_share != 0 && config.method != SeriesMethod::Fpa && config.method != SeriesMethod::Cfpa)
+        throw InvalidArgument(std::string("k_share applies to fpa and cfpa, not to ") +
+                              to_string(config.method));
+    const double q_lo = config.bounds_quantiles[0], q_hi = config.bounds_quantiles[1];
+    if (!(q_lo >= 0 && q_lo < q_hi && q_hi <= 1))
+        throw InvalidArgument("the bounds' quantiles must satisfy 0 <= lower < upper <= 1");
 }
 
 namespace {
+
+// k when none is given: the public rule, or every candidate up to the limit for a private choice.
+std::size_t default_k(const SeriesReleaseConfig& config, std::size_t limit) {
+    return config.k_share != 0 ? limit : public_k(config.epsilon, limit);
+}
 
 SeriesPlan plan(const SeriesReleaseConfig& config, const SeriesDataset& data,
                 std::vector<FeatureBounds> bounds) {
@@ -77,10 +104,10 @@ SeriesPlan plan(const SeriesReleaseConfig& config, const SeriesDataset& data,
                 throw InvalidArgument("k must be between 1 and " + std::to_string(fpa_max_k(group.length)) +
                                       " (floor(n/2) + 1 for signals of " + std::to_string(group.length) +
                                       " samples), got " + std::to_string(config.k));
-            k = config.k != 0 ? config.k : public_k(config.epsilon, fpa_max_k(group.length));
+            k = config.k != 0 ? config.k : default_k(config, fpa_max_k(group.length));
             break;
         default:
-            k = config.k != 0 ? config.k : public_k(config.epsilon, fpa_max_k(config.chunk));
+            k = config.k != 0 ? config.k : default_k(config, fpa_max_k(config.chunk));
             chunks = chunk_count(group.length, config.chunk);
             break;
         }
@@ -122,7 +149,21 @@ SeriesPlan plan(const SeriesReleaseConfig& config, const SeriesDataset& data,
     json.add("epsilon_per_feature", config.epsilon);
     if (config.method != SeriesMethod::Lpa) {
         json.add_raw("k", json_array(result.k));
-        json.add("k_rule", config.k != 0 ? "given" : "public");
+        json.add("k_rule", config.k_share != 0 ? "private" : config.k != 0 ? "given" : "public");
+    }
+    if (config.k_share + config.bounds_share != 0) {
+        // The shares of every signal's epsilon; the k above are then the largest candidates.
+        JsonObject selection;
+        selection.add("k_share", config.k_share);
+        selection.add("bounds_share", config.bounds_share);
+        selection.add("noise_share", config.noise_share());
+        selection.add("noise_epsilon_per_feature", config.epsilon * config.noise_share());
+        selection.add("bounds_rule", config.bounds_share != 0 ? "private" : "public");
+        if (config.bounds_share != 0)
+            selection.add_raw(
+                "bounds_quantiles",
+                json_array(std::vector<double>{config.bounds_quantiles[0], config.bounds_quantiles[1]}));
+        json.add_raw("private_selection", selection.str());
     }
     if (is_chunked(config.method))
         json.add("chunk", config.chunk);
@@ -186,6 +227,7 @@ PreparedSeries prepare_series_release(const SeriesRows& rows, const SeriesReleas
     std::vector<FeatureBounds> bounds = expand_bounds(config.bounds, features);
     PreparedSeries prepared{
         assemble_series(rows, config.length, Padding::Constant, bounds, cancel, storage, config.max_values),
+        {},
         {}};
     prepared.plan = plan(config, prepared.data, std::move(bounds));
     return prepared;
@@ -345,15 +387,45 @@ void clamp_feature(SignalGroup& group, std::size_t feature, const FeatureBounds&
 
 void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config, Rng& rng,
                     const CancelCheck& cancel) {
-    for (std::size_t g = 0; g < prepared.data.groups.size(); ++g) {
-        SignalGroup& group = prepared.data.groups[g];
-        for (std::size_t f = 0; f < prepared.data.features; ++f) {
+    SeriesPlan& plan = prepared.plan;
+    std::vector<SignalGroup>& groups = prepared.data.groups;
+    const std::size_t features = prepared.data.features;
+    // Sequential composition inside every signal's cost: a share of each participant's epsilon x chunks
+    // per feature and recording to the bounds (all recordings at once), a share to k (per recording), the
+    // rest to the noise.
+    SeriesReleaseConfig noisy = config;
+    noisy.epsilon = config.epsilon * config.noise_share();
+    if (config.bounds_share != 0) {
+        double chunks = 0;
+        for (const std::size_t c : plan.chunks)
+            chunks += static_cast<double>(c);
+        for (std::size_t f = 0; f < features; ++f) {
             cancel.now();
-            const std::vector<double> sensitivity =
-                series_sensitivities(config, prepared.plan, group, f, cancel);
-            release_feature(group, f, config, prepared.plan, prepared.plan.k[g], sensitivity, rng, cancel);
-            if (config.clamp && !prepared.plan.bounds.empty())
-                clamp_feature(group, f, prepared.plan.bounds[f]);
+            plan.bounds[f] = private_bounds(groups, f, plan.bounds[f], config.bounds_quantiles[0],
+                                            config.bounds_quantiles[1],
+                                            config.bounds_share * config.epsilon * chunks, rng, cancel);
+            for (SignalGroup& group : groups)
+                clamp_feature(group, f, plan.bounds[f]);
+        }
+        prepared.selection.bounds = plan.bounds;
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        SignalGroup& group = groups[g];
+        for (std::size_t f = 0; f < features; ++f) {
+            cancel.now();
+            const std::vector<double> sensitivity = series_sensitivities(noisy, plan, group, f, cancel);
+            std::size_t k = plan.k[g];
+            if (config.k_share != 0) {
+                const std::size_t chunk = is_chunked(config.method) ? config.chunk : group.length;
+                k = private_k(group, f, chunk, std::min(k, fpa_max_k(std::min(chunk, group.length))),
+                              plan.bounds[f], noisy.epsilon,
+                              config.k_share * config.epsilon * static_cast<double>(plan.chunks[g]), rng,
+                              cancel);
+                prepared.selection.k.push_back(k);
+            }
+            release_feature(group, f, noisy, plan, k, sensitivity, rng, cancel);
+            if (config.clamp && !plan.bounds.empty())
+                clamp_feature(group, f, plan.bounds[f]);
         }
     }
 }

@@ -58,6 +58,15 @@ struct SeriesReleaseConfig {
     // clamped values is biased toward the middle of the bounds when the truth is near an edge.
     bool clamp = true;
     std::uint64_t max_values = kMaxSeriesValues; // the glue's gazepriv.max_series_values
+    // Private parameter selection (series_selection.hpp; doc/privacy/series.md §10), 0 for off, else in
+    // (0, 1) with k_share + bounds_share < 1: the shares of every signal's epsilon spent on choosing k
+    // (k, when given, is the largest candidate; fpa and cfpa) and the clipping bounds inside the public
+    // bounds (at bounds_quantiles of the participants' averaged distribution); the noise gets the rest.
+    // The release's cost does not change: the shares compose sequentially inside it.
+    double k_share = 0;
+    double bounds_share = 0;
+    double bounds_quantiles[2] = {0.05, 0.95};
+    double noise_share() const { return 1 - k_share - bounds_share; }
 };
 
 // Checks the parameters that need no data (epsilon, k, chunk, bounds for Clipped), so that a bad call
@@ -77,9 +86,16 @@ struct SeriesPlan {
 // Constant; in `storage` when given) and computes the plan: the cost of the release from the parameters and
 // the shape of the data only, before any noise is drawn. Errors for k above a recording's limit and for the
 // empirical sensitivity of a recording with fewer than two participants.
+// What a release chose privately (empty when nothing was): k per group and feature ([g * features + f])
+// and the clipping bounds per feature (also in plan.bounds once chosen).
+struct SeriesSelection {
+    std::vector<std::size_t> k;
+    std::vector<FeatureBounds> bounds;
+};
 struct PreparedSeries {
     SeriesDataset data;
     SeriesPlan plan;
+    SeriesSelection selection;
 };
 PreparedSeries prepare_series_release(const SeriesRows& rows, const SeriesReleaseConfig& config,
                                       const CancelCheck& cancel = CancelCheck(),

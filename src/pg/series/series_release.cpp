@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/common/errors.hpp"
+#include "core/common/json.hpp"
 #include "core/common/validate.hpp"
 #include "core/series/exponential_dp.hpp"
 #include "core/series/series_release.hpp"
@@ -54,9 +55,10 @@ struct DatasetArgs {
     const char* dataset;         // nullptr: charge nothing
     const double* bounds;        // nullptr: NULL
     std::size_t bound_rows, bound_columns;
-    int32 length;     // 0: NULL (the longest signal)
-    Datum recordings; // release_series: a text[] of the recordings to release, or 0 (all)
-    bool clamp;       // release_series: clamp released values into the bounds (post-processing)
+    int32 length;                 // 0: NULL (the longest signal)
+    Datum recordings;             // release_series: a text[] of the recordings to release, or 0 (all)
+    bool clamp;                   // release_series: clamp released values into the bounds (post-processing)
+    double k_share, bounds_share; // release_series: shares of epsilon for private selection, 0: none
 };
 
 // An optional int4 argument that must be >= 1 when given; 0 when NULL.
@@ -67,6 +69,17 @@ int32 optional_positive(FunctionCallInfo fcinfo, int i, const char* name) {
     if (v < 1)
         throw core::InvalidArgument(std::string(name) + " must be at least 1 (or NULL), got " +
                                     std::to_string(v));
+    return v;
+}
+
+// An optional share of epsilon, in (0, 1) when given; 0 when NULL.
+double optional_share(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (PG_NARGS() <= i || PG_ARGISNULL(i))
+        return 0;
+    const double v = PG_GETARG_FLOAT8(i);
+    if (!(v > 0 && v < 1))
+        throw core::InvalidArgument(std::string(name) + " must be in (0, 1) (or NULL for none), got " +
+                                    core::format_number(v));
     return v;
 }
 
@@ -113,6 +126,8 @@ core::SeriesReleaseConfig series_config(const DatasetArgs& args) {
     config.length = static_cast<std::size_t>(require_length_limit(args.length));
     config.semantics = core::parse_chunk_semantics(args.chunk_semantics);
     config.clamp = args.clamp;
+    config.k_share = args.k_share;
+    config.bounds_share = args.bounds_share;
     config.max_values = static_cast<std::uint64_t>(pg::max_series_values());
     core::check_series_release_config(config);
     return config;
@@ -139,6 +154,7 @@ struct Signals {
     int32* recording;
     int32* feature;
     ArrayType** series;
+    char* selection; // what was chosen privately (json), or nullptr
 };
 
 // The shared cost record, and the two epsilons only the series report.
@@ -202,6 +218,27 @@ struct ResultArrays {
     }
 };
 
+// What a release chose privately, as json: bounds per feature, k per recording (rows) and feature.
+std::string selection_json(const core::PreparedSeries& prepared) {
+    core::JsonObject json;
+    if (!prepared.selection.bounds.empty()) {
+        std::vector<std::string> pairs;
+        for (const core::FeatureBounds& b : prepared.selection.bounds)
+            pairs.push_back(core::json_array(std::vector<double>{b.lo, b.hi}));
+        json.add_raw("bounds", core::json_array(pairs));
+    }
+    if (!prepared.selection.k.empty()) {
+        std::vector<std::string> rows;
+        const std::size_t features = prepared.data.features;
+        for (std::size_t g = 0; g < prepared.data.groups.size(); ++g)
+            rows.push_back(core::json_array(
+                std::vector<std::size_t>(prepared.selection.k.begin() + g * features,
+                                         prepared.selection.k.begin() + (g + 1) * features)));
+        json.add_raw("k", core::json_array(rows));
+    }
+    return json.str();
+}
+
 // The core work of release_series and release_series_cost.
 void run_series(const DatasetArgs& args, const pg::SeriesSource& source, bool release, Signals* signals,
                 CostRow* cost) {
@@ -217,6 +254,12 @@ void run_series(const DatasetArgs& args, const pg::SeriesSource& source, bool re
         pg::charge_release(args.dataset, prepared.plan.cost);
     core::release_series(prepared, config, pg::backend_rng(), cancel);
     results.collect(prepared.data, signals);
+    signals->selection = nullptr;
+    if (config.k_share + config.bounds_share != 0) {
+        const std::string note = selection_json(prepared);
+        signals->selection = static_cast<char*>(pg::palloc_or_throw(note.size() + 1));
+        std::memcpy(signals->selection, note.c_str(), note.size() + 1);
+    }
 }
 
 void run_exponential_dp(const DatasetArgs& args, const pg::SeriesSource& source, bool release,
@@ -311,6 +354,8 @@ void read_series_args(FunctionCallInfo fcinfo, DatasetArgs* args) {
     if (PG_NARGS() > 12)
         pg::require_not_null(fcinfo, 12, "clamp");
     args->clamp = PG_NARGS() > 12 ? PG_GETARG_BOOL(12) : true;
+    args->k_share = optional_share(fcinfo, 13, "k_share");
+    args->bounds_share = optional_share(fcinfo, 14, "bounds_share");
 }
 
 // exponential_dp(source, epsilon, variant, sensitivity, bounds, length, participant_column).
@@ -352,12 +397,14 @@ Datum dataset_function(FunctionCallInfo fcinfo, Kind kind, bool release) {
     }
     pg::SeriesSource source;
     pg::read_series_source(args.source, args.participant_column, &source, args.recordings);
-    Signals signals;
+    Signals signals{};
     CostRow cost;
     if (kind == Kind::Series)
         run_series(args, source, release, &signals, &cost);
     else
         run_exponential_dp(args, source, release, &signals, &cost);
+    if (release && kind == Kind::Series && signals.selection != nullptr)
+        ereport(NOTICE, (errmsg("release_series chose privately: %s", signals.selection)));
     if (release)
         emit_signals(fcinfo, source, signals);
     else
@@ -442,7 +489,7 @@ GAZEPRIV_FUNCTION(series_public_cost) {
     r.participants = 1;
     r.recordings = rows;
     r.features = features;
-    Signals signals;
+    Signals signals{};
     CostRow cost;
     run_series(args, source, false, &signals, &cost);
     emit_cost(fcinfo, cost);

@@ -1,0 +1,142 @@
+#include "core/series/series_selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <memory>
+
+#include "core/common/errors.hpp"
+#include "core/noise/exponential_mechanism.hpp"
+#include "core/series/real_fft.hpp"
+
+namespace gazepriv::core {
+
+namespace {
+
+// Per participant id: how many of their values fall in each cell (c_{j-1}, c_j], and in all.
+struct ParticipantCdf {
+    std::vector<double> cells;
+    double values = 0;
+};
+
+std::vector<double> quantile_utility(const std::vector<double>& sum_cdf, std::size_t first, std::size_t last,
+                                     double target) {
+    std::vector<double> u;
+    for (std::size_t j = first; j <= last; ++j)
+        u.push_back(-std::fabs(sum_cdf[j] - target));
+    return u;
+}
+
+} // namespace
+
+FeatureBounds private_bounds(const std::vector<SignalGroup>& groups, std::size_t feature,
+                             const FeatureBounds& bounds, double q_lo, double q_hi, double epsilon, Rng& rng,
+                             const CancelCheck& cancel) {
+    if (!(q_lo >= 0 && q_lo < q_hi && q_hi <= 1))
+        throw InvalidArgument("the bounds' quantiles must satisfy 0 <= lower < upper <= 1");
+    const std::size_t grid = kBoundsGrid;
+    const double step = bounds.width() / static_cast<double>(grid - 1);
+    std::vector<ParticipantCdf> cdf;
+    for (const SignalGroup& group : groups) {
+        for (std::size_t p = 0; p < group.participants.size(); ++p) {
+            cancel.poll(p);
+            const std::size_t id = group.participants[p];
+            if (cdf.size() <= id)
+                cdf.resize(id + 1);
+            ParticipantCdf& c = cdf[id];
+            c.cells.resize(grid, 0.0);
+            const double* x = group.signal(feature, p);
+            for (std::size_t t = 0; t < group.length; ++t) {
+                const double cell = std::ceil((x[t] - bounds.lo) / step); // the first c_j >= x[t]
+                c.cells[static_cast<std::size_t>(std::clamp(cell, 0.0, double(grid - 1)))] += 1;
+            }
+            c.values += static_cast<double>(group.length);
+        }
+    }
+    // sum_p F_p(c_j): each participant adds a fraction in [0, 1].
+    std::vector<double> sum_cdf(grid, 0.0);
+    double participants = 0;
+    for (const ParticipantCdf& c : cdf) {
+        if (c.values == 0)
+            continue;
+        participants += 1;
+        double below = 0;
+        for (std::size_t j = 0; j < grid; ++j) {
+            below += c.cells[j];
+            sum_cdf[j] += below / c.values;
+        }
+    }
+    const double bound = std::max(participants, 1.0);
+    const std::size_t lo = exponential_mechanism(quantile_utility(sum_cdf, 0, grid - 2, q_lo * participants),
+                                                 1, bound, epsilon / 2, rng, cancel);
+    const std::size_t hi =
+        lo + 1 +
+        exponential_mechanism(quantile_utility(sum_cdf, lo + 1, grid - 1, q_hi * participants), 1, bound,
+                              epsilon / 2, rng, cancel);
+    const auto candidate = [&](std::size_t j) {
+        return j == grid - 1 ? bounds.hi : bounds.lo + static_cast<double>(j) * step;
+    };
+    return {candidate(lo), candidate(hi)};
+}
+
+KUtility k_utility(const SignalGroup& group, std::size_t feature, std::size_t chunk, std::size_t limit,
+                   const FeatureBounds& bounds, double noise_epsilon, const CancelCheck& cancel) {
+    const std::size_t n = group.length;
+    chunk = std::min(chunk, n);
+    if (limit < 1 || limit > fpa_max_k(chunk))
+        throw InvalidArgument("the largest k must be between 1 and " + std::to_string(fpa_max_k(chunk)) +
+                              ", got " + std::to_string(limit));
+    const double w = bounds.width(), participants = static_cast<double>(group.participants.size());
+    KUtility result{std::vector<double>(limit, 0.0), static_cast<double>(n) * w * w / 4, 0};
+    std::vector<double> power;
+    std::shared_ptr<RealFft> fft;
+    double largest_noise = 0;
+    for (std::size_t first = 0; first < n; first += chunk) {
+        const std::size_t m = std::min(chunk, n - first);
+        const double md = static_cast<double>(m), cap = md * w * w / 4;
+        // The public term: P m sigma^2 per block, for every k.
+        for (std::size_t k = 1; k <= limit; ++k) {
+            const std::size_t km = chunk_k(k, m);
+            const double lambda = fpa_lambda(m, km, std::sqrt(md) * w, noise_epsilon);
+            const double noise = participants * md * fpa_noise_variance(m, km, lambda);
+            result.utility[k - 1] -= noise;
+            if (k == limit)
+                largest_noise += noise;
+        }
+        if (!fft || fft->size() != m)
+            fft = real_fft(m);
+        for (std::size_t p = 0; p < group.participants.size(); ++p) {
+            cancel.poll(p);
+            const double* x = group.signal(feature, p) + first;
+            std::copy(x, x + m, fft->signal());
+            fft->forward();
+            // ||y||^2 = (1/m) sum over all m bins of |Y_j|^2; bins 1..ceil(m/2)-1 stand for two.
+            power.assign(fft->bins(), 0.0);
+            double energy = 0;
+            for (std::size_t j = 0; j < fft->bins(); ++j) {
+                const double twice = (j == 0 || 2 * j == m) ? 1 : 2;
+                power[j] = twice * std::norm(fft->spectrum()[j]) / md;
+                energy += power[j];
+            }
+            double kept = 0;
+            std::size_t counted = 0;
+            for (std::size_t k = 1; k <= limit; ++k) {
+                for (const std::size_t km = chunk_k(k, m); counted < km; ++counted)
+                    kept += power[counted];
+                // In [0, m w^2 / 4] in exact arithmetic; clamped so that rounding cannot widen it.
+                result.utility[k - 1] -= std::clamp(energy - kept, 0.0, cap);
+            }
+        }
+    }
+    result.bound = participants * result.sensitivity + largest_noise + result.sensitivity;
+    return result;
+}
+
+std::size_t private_k(const SignalGroup& group, std::size_t feature, std::size_t chunk, std::size_t limit,
+                      const FeatureBounds& bounds, double noise_epsilon, double epsilon, Rng& rng,
+                      const CancelCheck& cancel) {
+    const KUtility u = k_utility(group, feature, chunk, limit, bounds, noise_epsilon, cancel);
+    return 1 + exponential_mechanism(u.utility, u.sensitivity, u.bound, epsilon, rng, cancel);
+}
+
+} // namespace gazepriv::core
