@@ -33,8 +33,10 @@ SELECT gazepriv.register_dataset('selection', 'selection_windows', 'participant'
 SELECT gazepriv.grant_budget('selection', 'postgres', 100, 0, accounting => 'basic');
 SELECT total_epsilon FROM gazepriv.release_series_cost('selection_windows', 'cfpa', 0.5, chunk => 16,
                                                        bounds => ARRAY[[0, 10], [0, 40]], length => 48);
+SET gazepriv.seed = 44;
 SELECT count(*) AS signals FROM gazepriv.release_series('selection_windows', 'cfpa', 0.5, chunk => 16,
     bounds => ARRAY[[0, 10], [0, 40]], length => 48, dataset => 'selection', k_share => 0.25, bounds_share => 0.25);
+RESET gazepriv.seed;
 SELECT mechanism, epsilon, guarantee, parameters -> 'k_rule' AS k_rule, parameters -> 'k' AS largest_k,
        parameters -> 'private_selection' AS private_selection
 FROM gazepriv.ledger WHERE dataset = 'selection' ORDER BY id;
