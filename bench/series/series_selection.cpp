@@ -27,7 +27,7 @@ using namespace series_bench;
 
 namespace {
 
-constexpr int kRuns = 3;
+constexpr int kRuns = 5;
 constexpr int kSweepRuns = 2;
 constexpr int kFolds = 5;
 const double kEpsilons[] = {1, 2, 5};
@@ -248,9 +248,12 @@ Result strict(const SeriesRows& rows, const Variant& v, double epsilon, double k
 } // namespace
 
 int main(int argc, char** argv) {
-    const double k_share = argc > 1 ? std::atof(argv[1]) : 0.1;
-    const double bounds_share = argc > 2 ? std::atof(argv[2]) : 0.1;
-    const double q_lo = argc > 3 ? std::atof(argv[3]) : 0.05, q_hi = argc > 4 ? std::atof(argv[4]) : 0.95;
+    // The shares the READMEs recommend, and release_series's quantiles.
+    const SeriesReleaseConfig defaults;
+    const double k_share = argc > 1 ? std::atof(argv[1]) : 0.05;
+    const double bounds_share = argc > 2 ? std::atof(argv[2]) : 0.3;
+    const double q_lo = argc > 3 ? std::atof(argv[3]) : defaults.bounds_quantiles[0];
+    const double q_hi = argc > 4 ? std::atof(argv[4]) : defaults.bounds_quantiles[1];
     const auto start = std::chrono::steady_clock::now();
     const FeatureRows table =
         as_extracted(gazepriv::bench::hoppe_feature_windows(gazepriv::bench::load_hoppe_recordings()));

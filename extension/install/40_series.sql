@@ -105,7 +105,7 @@ COMMENT ON FUNCTION @extschema@.release_series(regclass, text, float8, int, int,
     'means of values near an edge toward the middle; clamp => false gives the unbiased raw noisy values. '
     'Private parameter choice (clipped sensitivity, participant semantics; NULL for none, else in (0, 1), sum below 1): '
     'bounds_share of every signal''s epsilon chooses each feature''s clipping bounds inside the public bounds (DP '
-    'quantiles 0.05 and 0.95 of the participants'' averaged value distribution, exponential mechanism over 128 '
+    'quantiles 0.1 and 0.9 of the participants'' averaged value distribution, exponential mechanism over 128 '
     'points, sensitivity 1); k_share (fpa, cfpa) chooses k per recording and feature by the exponential mechanism '
     'over 1..k (k NULL: the largest) with utility minus the expected squared error (energy outside the kept bins plus '
     'the public noise variance), sensitivity n (hi - lo)^2 / 4; the noise gets the rest of epsilon. The cost does not '

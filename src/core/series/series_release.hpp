@@ -65,7 +65,7 @@ struct SeriesReleaseConfig {
     // The release's cost does not change: the shares compose sequentially inside it.
     double k_share = 0;
     double bounds_share = 0;
-    double bounds_quantiles[2] = {0.05, 0.95};
+    double bounds_quantiles[2] = {0.1, 0.9};
     double noise_share() const { return 1 - k_share - bounds_share; }
 };
 
