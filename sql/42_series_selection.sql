@@ -60,6 +60,13 @@ FROM (VALUES ('fpa', 'clipped', 'participant', '''NaN''', 'NULL'), ('fpa', 'clip
              ('fpa', 'clipped', 'participant', '0.5', '0.5'), ('lpa', 'clipped', 'participant', '0.1', 'NULL'),
              ('dcfpa', 'clipped', 'participant', '0.1', 'NULL'), ('fpa', 'empirical', 'participant', 'NULL', '0.1'),
              ('cfpa', 'clipped', 'chunk', '0.1', 'NULL')) v(m, s, c, k, b);
+-- Extreme values (22023, never XX000): a share so small that its epsilon is below 1e-6, bounds whose squared width
+-- overflows the utility of k, bounds of infinite width.
+SELECT gazepriv_test.error_of(format(
+    'SELECT count(*) FROM gazepriv.release_series(''selection_windows'', ''fpa'', 1, bounds => %s, length => 48, '
+    'k_share => %s, bounds_share => %s)', b, k, s)) AS error
+FROM (VALUES ('ARRAY[0, 100]', '5e-324', 'NULL'), ('ARRAY[0, 1e300]', '0.1', 'NULL'),
+             ('ARRAY[-1e308, 1e308]', 'NULL', '0.1')) v(b, k, s);
 -- The k limit is still checked (22023), and without public bounds there is nothing to choose inside.
 SELECT gazepriv_test.error_of($$SELECT count(*) FROM gazepriv.release_series('selection_windows', 'fpa', 1, k => 99,
     bounds => ARRAY[0, 100], length => 48, k_share => 0.1)$$);

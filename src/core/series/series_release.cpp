@@ -62,6 +62,12 @@ void check_series_release_config(const SeriesReleaseConfig& config) {
                                   format_number(share));
     if (config.k_share + config.bounds_share == 0)
         return;
+    for (const auto& [name, share] :
+         {std::pair{"k_share", config.k_share}, {"bounds_share", config.bounds_share}})
+        if (share != 0 && !(share * config.epsilon >= kMinEpsilon))
+            throw InvalidArgument(std::string(name) + " x epsilon must be at least " +
+                                  format_number(kMinEpsilon) + ", got " +
+                                  format_number(share * config.epsilon));
     if (!(config.noise_share() > 0))
         throw InvalidArgument(
             "k_share + bounds_share must be below 1 (the rest of epsilon is the noise's), got " +

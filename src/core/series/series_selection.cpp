@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/common/errors.hpp"
+#include "core/common/validate.hpp"
 #include "core/noise/exponential_mechanism.hpp"
 #include "core/series/real_fft.hpp"
 
@@ -34,6 +35,9 @@ FeatureBounds private_bounds(const std::vector<SignalGroup>& groups, std::size_t
                              const CancelCheck& cancel) {
     if (!(q_lo >= 0 && q_lo < q_hi && q_hi <= 1))
         throw InvalidArgument("the bounds' quantiles must satisfy 0 <= lower < upper <= 1");
+    if (!std::isfinite(bounds.width()))
+        throw InvalidArgument("bounds_share: the public bounds' width must be finite, got " +
+                              format_number(bounds.width()));
     const std::size_t grid = kBoundsGrid;
     const double step = bounds.width() / static_cast<double>(grid - 1);
     std::vector<ParticipantCdf> cdf;
@@ -128,7 +132,13 @@ KUtility k_utility(const SignalGroup& group, std::size_t feature, std::size_t ch
             }
         }
     }
-    result.bound = participants * result.sensitivity + largest_noise + result.sensitivity;
+    // The sums above, in any order, stay below this (one sensitivity and a relative 1e-9 of slack for
+    // rounding).
+    result.bound = (participants + 1) * result.sensitivity + largest_noise * (1 + 1e-9);
+    if (!std::isfinite(result.bound) || !(result.sensitivity > 0))
+        throw InvalidArgument(
+            "k_share: the expected errors of k are not finite and positive for bounds of width " +
+            format_number(w) + " at this epsilon and length");
     return result;
 }
 
