@@ -13,6 +13,7 @@
 #include "core/kaleido/kaleido.hpp"
 #include "core/noise/calibration.hpp"
 #include "core/noise/discrete_gaussian_calibration.hpp"
+#include "core/noise/exponential_mechanism.hpp"
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/noise/lattice_planar_laplace.hpp"
 #include "core/noise/noise.hpp"
@@ -487,7 +488,37 @@ void exponential_dp_case(std::vector<AuditCase>& cases, ExponentialDpVariant var
          }});
 }
 
+// The exponential mechanism over 50 candidates, on the neighbours that make its bound tight: candidate 0 has
+// utility Delta and the others 0 on D, the reverse on D' (every utility moves by Delta), so P(0) changes by
+// e^(epsilon/2) and the normaliser by nearly as much again (loss 0.98 at epsilon = 1). The control calls it
+// with half the sensitivity, as a sampler that forgot the 2 in 2 Delta would, and still claims epsilon.
+void exponential_mechanism_case(std::vector<AuditCase>& cases, bool broken) {
+    constexpr std::size_t kCandidates = 50;
+    std::vector<double> u(kCandidates, 0.0), u_prime(kCandidates, 1.0);
+    u[0] = 1;
+    u_prime[0] = 0;
+    cases.push_back(
+        {broken ? "control/exponential-mechanism-half-sensitivity" : "series/exponential-mechanism",
+         broken ? "exponential mechanism run with Δ/2, claims ε = 1"
+                : "exponential mechanism, 50 candidates, Δ = 1 (ε = 1; private k and bounds)",
+         "candidate 0 at Δ and the others at 0, vs the reverse",
+         "core",
+         {1, 0},
+         broken ? Expectation::Violated : Expectation::Holds,
+         {"chosen"},
+         1,
+         [=](std::size_t n, Draws& a, Draws& b) {
+             const double sensitivity = broken ? 0.5 : 1;
+             for (std::size_t i = 0; i < n; ++i) {
+                 a.add({double(exponential_mechanism(u, sensitivity, 1, 1, rng()))});
+                 b.add({double(exponential_mechanism(u_prime, sensitivity, 1, 1, rng()))});
+             }
+         }});
+}
+
 void series_audits(std::vector<AuditCase>& cases) {
+    exponential_mechanism_case(cases, false);
+    exponential_mechanism_case(cases, true);
     const std::vector<double> high(8, 3.0), low(8, -3.0);
     series_case(cases, "series/lpa", "LPA, clipped bounds, 2 samples (ε = 1)", SeriesMethod::Lpa, 2, 64,
                 SensitivityMode::Clipped, high, low, Expectation::Holds);
