@@ -494,24 +494,24 @@ void exponential_dp_case(std::vector<AuditCase>& cases, ExponentialDpVariant var
 // with half the sensitivity, as a sampler that forgot the 2 in 2 Delta would, and still claims epsilon.
 void exponential_mechanism_case(std::vector<AuditCase>& cases, bool broken) {
     constexpr std::size_t kCandidates = 50;
-    std::vector<double> u(kCandidates, 0.0), u_prime(kCandidates, 1.0);
-    u[0] = 1;
+    std::vector<std::int64_t> u(kCandidates, 0), u_prime(kCandidates, 2);
+    u[0] = 2;
     u_prime[0] = 0;
     cases.push_back(
         {broken ? "control/exponential-mechanism-half-sensitivity" : "series/exponential-mechanism",
          broken ? "exponential mechanism run with Δ/2, claims ε = 1"
                 : "exponential mechanism, 50 candidates, Δ = 1 (ε = 1; private k and bounds)",
-         "candidate 0 at Δ and the others at 0, vs the reverse",
+         "candidate 0 at Δ (2 units) and the others at 0, vs the reverse",
          "core",
          {1, 0},
          broken ? Expectation::Violated : Expectation::Holds,
          {"chosen"},
          1,
          [=](std::size_t n, Draws& a, Draws& b) {
-             const double sensitivity = broken ? 0.5 : 1;
+             const std::int64_t sensitivity = broken ? 1 : 2; // in units; the utilities move by 2
              for (std::size_t i = 0; i < n; ++i) {
-                 a.add({double(exponential_mechanism(u, sensitivity, 1, 1, rng()))});
-                 b.add({double(exponential_mechanism(u_prime, sensitivity, 1, 1, rng()))});
+                 a.add({double(exponential_mechanism(u, sensitivity, 1, rng()))});
+                 b.add({double(exponential_mechanism(u_prime, sensitivity, 1, rng()))});
              }
          }});
 }

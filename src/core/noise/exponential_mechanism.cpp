@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 
 #include "core/common/errors.hpp"
 #include "core/common/validate.hpp"
@@ -13,65 +12,71 @@ namespace gazepriv::core {
 
 namespace {
 
-// The utilities as integers on the grid, their gaps to the best, and the exponent's rational scale:
-// weight_i = exp(-gap_i s / t).
-struct RoundedUtilities {
-    std::vector<std::int64_t> gap;
-    RationalScale scale;
-};
-
 // exp(-x) with x > kNeverAccepted is below 2^-1500: such candidates are never proposed successfully.
 constexpr double kNeverAccepted = 1100;
 
-RoundedUtilities round_utilities(const std::vector<double>& utility, double sensitivity, double bound,
-                                 double epsilon) {
+// The gaps to the best utility and the exponent's rational scale: weight_i = exp(-gap_i s / t).
+struct Gaps {
+    std::vector<std::uint64_t> gap;
+    RationalScale scale;
+    double exponent(std::size_t i) const {
+        return static_cast<double>(gap[i]) * static_cast<double>(scale.s) / static_cast<double>(scale.t);
+    }
+};
+
+Gaps gaps(const std::vector<std::int64_t>& utility, std::int64_t sensitivity, double epsilon) {
     if (utility.empty())
         throw InvalidArgument("the exponential mechanism needs at least one candidate");
-    require_positive("sensitivity", sensitivity);
-    require_positive("utility bound", bound);
+    if (sensitivity < 1)
+        throw InvalidArgument("the exponential mechanism's sensitivity must be at least one unit");
     require_epsilon("epsilon", epsilon);
-    const double gamma = std::max(grid_below(sensitivity, 30), grid_below(bound, 40));
-    const double effective = sensitivity + 3 * gamma;
-    std::vector<std::int64_t> units(utility.size());
-    for (std::size_t i = 0; i < utility.size(); ++i) {
-        if (!std::isfinite(utility[i]) || std::fabs(utility[i]) > bound)
-            throw InternalError("a utility of the exponential mechanism is outside its public bound");
-        units[i] = static_cast<std::int64_t>(std::nearbyint(utility[i] / gamma)); // |.| <= 2^41
-    }
-    const std::int64_t best = *std::max_element(units.begin(), units.end());
-    RoundedUtilities r{{}, rational_scale_at_least(2 * effective / (epsilon * gamma))};
-    r.gap.reserve(units.size());
-    for (const std::int64_t u : units)
-        r.gap.push_back(best - u);
-    return r;
-}
-
-double exponent(const RoundedUtilities& r, std::size_t i) {
-    return static_cast<double>(r.gap[i]) * static_cast<double>(r.scale.s) / static_cast<double>(r.scale.t);
+    const std::int64_t best = *std::max_element(utility.begin(), utility.end());
+    Gaps g{{}, rational_scale_at_least(2 * static_cast<double>(sensitivity) / epsilon)};
+    g.gap.reserve(utility.size());
+    for (const std::int64_t u : utility) // best - u: both in (-2^62, 2^62), so no overflow
+        g.gap.push_back(static_cast<std::uint64_t>(best - u));
+    return g;
 }
 
 } // namespace
 
-std::size_t exponential_mechanism(const std::vector<double>& utility, double sensitivity, double bound,
+double utility_grid(double sensitivity, double bound) {
+    require_positive("utility sensitivity", sensitivity);
+    require_positive("utility bound", bound);
+    return std::max(grid_below(sensitivity, 30), grid_below(bound, 59));
+}
+
+std::int64_t to_units(double value, double grid) {
+    const double units = std::nearbyint(value / grid);
+    if (!(std::fabs(units) < 0x1.0p61))
+        throw InternalError("a utility of the exponential mechanism is outside its public bound");
+    return static_cast<std::int64_t>(units);
+}
+
+std::int64_t utility_units_sensitivity(double sensitivity, double grid) {
+    return static_cast<std::int64_t>(std::ceil(sensitivity / grid));
+}
+
+std::size_t exponential_mechanism(const std::vector<std::int64_t>& utility, std::int64_t sensitivity,
                                   double epsilon, Rng& rng, const CancelCheck& cancel) {
-    const RoundedUtilities r = round_utilities(utility, sensitivity, bound, epsilon);
+    const Gaps g = gaps(utility, sensitivity, epsilon);
     for (std::size_t proposal = 0;; ++proposal) {
         cancel.poll(proposal);
-        const std::size_t i = static_cast<std::size_t>(rng.uniform_below(r.gap.size()));
-        if (exponent(r, i) > kNeverAccepted)
+        const std::size_t i = static_cast<std::size_t>(rng.uniform_below(g.gap.size()));
+        if (g.exponent(i) > kNeverAccepted)
             continue;
-        if (bernoulli_exp_neg(rng, static_cast<u128>(r.gap[i]) * r.scale.s, r.scale.t))
+        if (bernoulli_exp_neg(rng, static_cast<u128>(g.gap[i]) * g.scale.s, g.scale.t))
             return i;
     }
 }
 
-std::vector<double> exponential_mechanism_probabilities(const std::vector<double>& utility,
-                                                        double sensitivity, double bound, double epsilon) {
-    const RoundedUtilities r = round_utilities(utility, sensitivity, bound, epsilon);
-    std::vector<double> p(r.gap.size());
+std::vector<double> exponential_mechanism_probabilities(const std::vector<std::int64_t>& utility,
+                                                        std::int64_t sensitivity, double epsilon) {
+    const Gaps g = gaps(utility, sensitivity, epsilon);
+    std::vector<double> p(g.gap.size());
     double total = 0;
     for (std::size_t i = 0; i < p.size(); ++i) {
-        const double x = exponent(r, i);
+        const double x = g.exponent(i);
         p[i] = x > kNeverAccepted ? 0 : std::exp(-x);
         total += p[i];
     }

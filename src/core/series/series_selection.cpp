@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <memory>
 
 #include "core/common/errors.hpp"
@@ -20,11 +21,12 @@ struct ParticipantCdf {
     double values = 0;
 };
 
-std::vector<double> quantile_utility(const std::vector<double>& sum_cdf, std::size_t first, std::size_t last,
-                                     double target) {
-    std::vector<double> u;
+// -|S(c_j) - target| for j in [first, last], in units (exact integer sums).
+std::vector<std::int64_t> quantile_utility(const std::vector<std::int64_t>& sum_cdf, std::size_t first,
+                                           std::size_t last, std::int64_t target) {
+    std::vector<std::int64_t> u;
     for (std::size_t j = first; j <= last; ++j)
-        u.push_back(-std::fabs(sum_cdf[j] - target));
+        u.push_back(-std::llabs(sum_cdf[j] - target));
     return u;
 }
 
@@ -57,26 +59,29 @@ FeatureBounds private_bounds(const std::vector<SignalGroup>& groups, std::size_t
             c.values += static_cast<double>(group.length);
         }
     }
-    // sum_p F_p(c_j): each participant adds a fraction in [0, 1].
-    std::vector<double> sum_cdf(grid, 0.0);
     double participants = 0;
+    for (const ParticipantCdf& c : cdf)
+        participants += c.values > 0;
+    // sum_p F_p(c_j) in units: each participant adds a fraction in [0, 1], rounded (at most `one` units).
+    const double unit = utility_grid(1, std::max(participants, 1.0));
+    const std::int64_t one = utility_units_sensitivity(1, unit);
+    std::vector<std::int64_t> sum_cdf(grid, 0);
     for (const ParticipantCdf& c : cdf) {
         if (c.values == 0)
             continue;
-        participants += 1;
         double below = 0;
         for (std::size_t j = 0; j < grid; ++j) {
             below += c.cells[j];
-            sum_cdf[j] += below / c.values;
+            sum_cdf[j] += to_units(std::min(below / c.values, 1.0), unit);
         }
     }
-    const double bound = std::max(participants, 1.0);
-    const std::size_t lo = exponential_mechanism(quantile_utility(sum_cdf, 0, grid - 2, q_lo * participants),
-                                                 1, bound, epsilon / 2, rng, cancel);
-    const std::size_t hi =
-        lo + 1 +
-        exponential_mechanism(quantile_utility(sum_cdf, lo + 1, grid - 1, q_hi * participants), 1, bound,
-                              epsilon / 2, rng, cancel);
+    const std::size_t lo =
+        exponential_mechanism(quantile_utility(sum_cdf, 0, grid - 2, to_units(q_lo * participants, unit)),
+                              one, epsilon / 2, rng, cancel);
+    const std::size_t hi = lo + 1 +
+                           exponential_mechanism(quantile_utility(sum_cdf, lo + 1, grid - 1,
+                                                                  to_units(q_hi * participants, unit)),
+                                                 one, epsilon / 2, rng, cancel);
     const auto candidate = [&](std::size_t j) {
         return j == grid - 1 ? bounds.hi : bounds.lo + static_cast<double>(j) * step;
     };
@@ -91,26 +96,38 @@ KUtility k_utility(const SignalGroup& group, std::size_t feature, std::size_t ch
         throw InvalidArgument("the largest k must be between 1 and " + std::to_string(fpa_max_k(chunk)) +
                               ", got " + std::to_string(limit));
     const double w = bounds.width(), participants = static_cast<double>(group.participants.size());
-    KUtility result{std::vector<double>(limit, 0.0), static_cast<double>(n) * w * w / 4, 0};
-    std::vector<double> power;
-    std::shared_ptr<RealFft> fft;
-    double largest_noise = 0;
+    const double sensitivity = static_cast<double>(n) * w * w / 4; // one participant's largest term
+    // The public term, P sum_blocks m sigma^2_m(k), for every k (largest at the limit).
+    std::vector<double> noise(limit, 0.0);
     for (std::size_t first = 0; first < n; first += chunk) {
         const std::size_t m = std::min(chunk, n - first);
-        const double md = static_cast<double>(m), cap = md * w * w / 4;
-        // The public term: P m sigma^2 per block, for every k.
+        const double md = static_cast<double>(m);
         for (std::size_t k = 1; k <= limit; ++k) {
             const std::size_t km = chunk_k(k, m);
             const double lambda = fpa_lambda(m, km, std::sqrt(md) * w, noise_epsilon);
-            const double noise = participants * md * fpa_noise_variance(m, km, lambda);
-            result.utility[k - 1] -= noise;
-            if (k == limit)
-                largest_noise += noise;
+            noise[k - 1] += participants * md * fpa_noise_variance(m, km, lambda);
         }
-        if (!fft || fft->size() != m)
-            fft = real_fft(m);
-        for (std::size_t p = 0; p < group.participants.size(); ++p) {
-            cancel.poll(p);
+    }
+    const double bound = participants * sensitivity + noise[limit - 1];
+    if (!std::isfinite(bound) || !(sensitivity > 0))
+        throw InvalidArgument(
+            "k_share: the expected errors of k are not finite and positive for bounds of width " +
+            format_number(w) + " at this epsilon and length");
+    KUtility result{std::vector<std::int64_t>(limit, 0), 0, utility_grid(sensitivity, bound)};
+    result.sensitivity = utility_units_sensitivity(sensitivity, result.grid);
+    for (std::size_t k = 1; k <= limit; ++k)
+        result.utility[k - 1] = -to_units(noise[k - 1], result.grid);
+    // Each participant's term E_p(k), from their data alone, in [0, n w^2 / 4]: rounded, then summed exactly.
+    std::vector<double> power, energy_outside(limit);
+    std::shared_ptr<RealFft> fft;
+    for (std::size_t p = 0; p < group.participants.size(); ++p) {
+        cancel.poll(p);
+        std::fill(energy_outside.begin(), energy_outside.end(), 0.0);
+        for (std::size_t first = 0; first < n; first += chunk) {
+            const std::size_t m = std::min(chunk, n - first);
+            const double md = static_cast<double>(m);
+            if (!fft || fft->size() != m)
+                fft = real_fft(m);
             const double* x = group.signal(feature, p) + first;
             std::copy(x, x + m, fft->signal());
             fft->forward();
@@ -128,17 +145,12 @@ KUtility k_utility(const SignalGroup& group, std::size_t feature, std::size_t ch
                 for (const std::size_t km = chunk_k(k, m); counted < km; ++counted)
                     kept += power[counted];
                 // In [0, m w^2 / 4] in exact arithmetic; clamped so that rounding cannot widen it.
-                result.utility[k - 1] -= std::clamp(energy - kept, 0.0, cap);
+                energy_outside[k - 1] += std::clamp(energy - kept, 0.0, md * w * w / 4);
             }
         }
+        for (std::size_t k = 1; k <= limit; ++k)
+            result.utility[k - 1] -= to_units(std::min(energy_outside[k - 1], sensitivity), result.grid);
     }
-    // The sums above, in any order, stay below this (one sensitivity and a relative 1e-9 of slack for
-    // rounding).
-    result.bound = (participants + 1) * result.sensitivity + largest_noise * (1 + 1e-9);
-    if (!std::isfinite(result.bound) || !(result.sensitivity > 0))
-        throw InvalidArgument(
-            "k_share: the expected errors of k are not finite and positive for bounds of width " +
-            format_number(w) + " at this epsilon and length");
     return result;
 }
 
@@ -146,7 +158,7 @@ std::size_t private_k(const SignalGroup& group, std::size_t feature, std::size_t
                       const FeatureBounds& bounds, double noise_epsilon, double epsilon, Rng& rng,
                       const CancelCheck& cancel) {
     const KUtility u = k_utility(group, feature, chunk, limit, bounds, noise_epsilon, cancel);
-    return 1 + exponential_mechanism(u.utility, u.sensitivity, u.bound, epsilon, rng, cancel);
+    return 1 + exponential_mechanism(u.utility, u.sensitivity, epsilon, rng, cancel);
 }
 
 } // namespace gazepriv::core

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/common/cancel.hpp"
@@ -37,12 +38,12 @@ FeatureBounds private_bounds(const std::vector<SignalGroup>& groups, std::size_t
                              const CancelCheck& cancel = CancelCheck());
 
 // The utility of each k in 1..limit for feature `feature` of a group whose signals are clipped to
-// `bounds`, released by FPA (chunk >= length) or CFPA with `noise_epsilon` per block (see above), and
-// the sensitivity and public bound on |utility| the exponential mechanism needs.
+// `bounds`, released by FPA (chunk >= length) or CFPA with `noise_epsilon` per block (see above), as exact
+// sums of each participant's term and the public term on one grid, and its sensitivity in units.
 struct KUtility {
-    std::vector<double> utility; // [k - 1]
-    double sensitivity;
-    double bound;
+    std::vector<std::int64_t> utility; // [k - 1], in units of the grid (exponential_mechanism.hpp)
+    std::int64_t sensitivity;          // in units
+    double grid;
 };
 KUtility k_utility(const SignalGroup& group, std::size_t feature, std::size_t chunk, std::size_t limit,
                    const FeatureBounds& bounds, double noise_epsilon,

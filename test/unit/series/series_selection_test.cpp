@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -71,9 +72,9 @@ TEST(SeriesSelection, KUtilityIsMinusTheExpectedSquaredErrorOfFpaK) {
     ASSERT_EQ(u.utility.size(), 17u);
     // Energy of 2 cos over 32 samples: 32 * 2^2 / 2 = 64 per participant until bin 3 is kept.
     for (std::size_t k = 1; k <= 3; ++k)
-        EXPECT_NEAR(u.utility[k - 1], -128, 1e-6) << k;
-    EXPECT_NEAR(u.utility[3], 0, 1e-6);
-    EXPECT_EQ(u.sensitivity, 32 * 10.0 * 10.0 / 4);
+        EXPECT_NEAR(double(u.utility[k - 1]) * u.grid, -128, 1e-6) << k;
+    EXPECT_NEAR(double(u.utility[3]) * u.grid, 0, 1e-6);
+    EXPECT_EQ(double(u.sensitivity), std::ceil(32 * 10.0 * 10.0 / 4 / u.grid)); // n (hi - lo)^2 / 4
     Rng rng(51, 0);
     for (int i = 0; i < 20; ++i) // the best k by far
         EXPECT_GE(private_k(d.groups[0], 0, 32, 17, kBounds, noise_epsilon, 1e4, rng), 4u);
@@ -95,11 +96,10 @@ TEST(SeriesSelection, KUtilityChangesByAtMostItsSensitivityForAnyNeighbour) {
         });
         const SeriesDataset db = dataset(b);
         const KUtility ub = k_utility(db.groups[0], 0, 16, 9, kBounds, 0.5);
-        EXPECT_EQ(ua.sensitivity, ub.sensitivity); // public: n (hi - lo)^2 / 4
-        for (std::size_t k = 0; k < ua.utility.size(); ++k) {
-            EXPECT_LE(std::fabs(ua.utility[k] - ub.utility[k]), ua.sensitivity) << kind << " " << k;
-            EXPECT_LE(std::fabs(ub.utility[k]), ub.bound);
-        }
+        EXPECT_EQ(ua.sensitivity, ub.sensitivity); // public: n (hi - lo)^2 / 4 in units of a public grid
+        EXPECT_EQ(ua.grid, ub.grid);
+        for (std::size_t k = 0; k < ua.utility.size(); ++k)
+            EXPECT_LE(std::llabs(ua.utility[k] - ub.utility[k]), ua.sensitivity) << kind << " " << k;
     }
 }
 
@@ -110,8 +110,7 @@ TEST(SeriesSelection, PrivateKFollowsTheExponentialMechanismsProbabilities) {
     const SeriesDataset d = dataset(rows);
     const double noise_epsilon = 50, epsilon = 1;
     const KUtility u = k_utility(d.groups[0], 0, 24, 6, kBounds, noise_epsilon);
-    const std::vector<double> p =
-        exponential_mechanism_probabilities(u.utility, u.sensitivity, u.bound, epsilon);
+    const std::vector<double> p = exponential_mechanism_probabilities(u.utility, u.sensitivity, epsilon);
     Rng rng(52, 0);
     const int n = 20000;
     std::vector<int> hits(6, 0);
