@@ -73,6 +73,16 @@ SELECT gazepriv_test.error_of($$SELECT count(*) FROM gazepriv.release_series('se
 SELECT gazepriv_test.error_of($$SELECT count(*) FROM gazepriv.release_series('selection_windows', 'fpa', 1,
     length => 48, bounds_share => 0.1)$$);
 
+-- series_accuracy with shares: the noise of the noise share's epsilon (1 - 0.3 here: sd grows by 1 / 0.7), with the
+-- public bounds and the largest k an upper bound (exact false); shares are checked as in release_series.
+SELECT round(((SELECT noise_sd FROM gazepriv.series_accuracy('fpa', 2, 1, 16, ARRAY[[0, 10]], 48, bounds_share => 0.3))
+              / (SELECT noise_sd FROM gazepriv.series_accuracy('fpa', 2, 1, 16, ARRAY[[0, 10]], 48)))::numeric, 6) AS ratio,
+       (SELECT exact FROM gazepriv.series_accuracy('fpa', 2, 1, 16, ARRAY[[0, 10]], 48, bounds_share => 0.3)) AS exact,
+       (SELECT noise_sd > (SELECT noise_sd FROM gazepriv.series_accuracy('fpa', 2, 1, 16, ARRAY[[0, 10]], 48, k_share => 0.1))
+        FROM gazepriv.series_accuracy('fpa', 2, NULL, 16, ARRAY[[0, 10]], 48, k_share => 0.1)) AS largest_k_is_the_bound;
+SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.series_accuracy('fpa', 2, 1, 16, ARRAY[[0, 10]], 48,
+    k_share => 'NaN')$$);
+
 -- Analysts: the series policy fixes the shares (validated, 22023); the analyst's call cannot name them.
 SELECT gazepriv_test.error_of(format($$SELECT gazepriv.set_release_policy('selection', 'series', %L)$$, p)) AS error
 FROM unnest(ARRAY['{"recordings": ["task1"], "k_share": 0}', '{"recordings": ["task1"], "bounds_share": 1}',

@@ -189,17 +189,21 @@ COMMENT ON FUNCTION @extschema@.series_public_cost(text, float8, int, int, float
     'policy before any row is read. Privacy: pure calculation, reads no data.';
 
 CREATE FUNCTION @extschema@.series_accuracy(method text, epsilon float8, k int, chunk int, bounds float8[],
-                                            length int, confidence float8 DEFAULT 0.95)
+                                            length int, confidence float8 DEFAULT 0.95, k_share float8 DEFAULT NULL,
+                                            bounds_share float8 DEFAULT NULL)
     RETURNS TABLE (feature int, noise_sd float8, half_width float8, exact boolean)
     AS 'MODULE_PATHNAME', 'gazepriv_series_accuracy' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.series_accuracy(text, float8, int, int, float8[], int, float8) IS
+COMMENT ON FUNCTION @extschema@.series_accuracy(text, float8, int, int, float8[], int, float8, float8, float8) IS
     'The accuracy of every value of a strict (clipped) release_series or release_feature_series of this public '
     'shape, per feature (one per [lower, upper] row of bounds): noise_sd, the largest standard deviation of a '
     'value''s noise over chunks and positions, and half_width, so that value +- half_width holds the clipped truth '
     'with the given confidence. exact: the noise of a value is one Laplace variable (lpa; fpa, cfpa and dcfpa '
     'with k = 1); otherwise it is a sum of 2k - 1 Laplace variables, noise_sd is exact (an upper bound for dcfpa) '
     'and half_width that of a Laplace variable of that sd (approximate). k NULL: public_k. Clamping (the default) '
-    'only shortens the distance to the truth. Privacy: pure calculation on public parameters; reads no data.';
+    'only shortens the distance to the truth. With k_share or bounds_share (as release_series): the noise of the '
+    'noise share''s epsilon with the public bounds and the largest candidate k (k, or the largest allowed when NULL), '
+    'an upper bound since the chosen bounds lie inside and the chosen k is at most that (exact false). '
+    'Privacy: pure calculation on public parameters; reads no data.';
 
 CREATE FUNCTION @extschema@.release_feature_series(dataset text, method text, epsilon float8, k int DEFAULT NULL,
                                                    chunk int DEFAULT 64, length int DEFAULT NULL)

@@ -466,19 +466,24 @@ SeriesAccuracy series_accuracy(const SeriesReleaseConfig& config, const FeatureB
     one.bounds = {bounds};
     one.sensitivity = SensitivityMode::Clipped;
     check_series_release_config(one);
+    // With private selection the noise has the rest of epsilon, the chosen bounds lie inside the public ones
+    // and k is at most the largest candidate: the noise of the public bounds and that k is an upper bound.
+    const bool selection = config.k_share + config.bounds_share != 0;
+    one.epsilon = config.epsilon * config.noise_share();
     const double w = bounds.width();
     if (config.method == SeriesMethod::Lpa) {
-        const double b =
-            GridLaplace::mechanism(static_cast<double>(length) * w, config.epsilon, length).scale();
+        const double b = GridLaplace::mechanism(static_cast<double>(length) * w, one.epsilon, length).scale();
         const Accuracy a = noise_accuracy(NoiseKind::Laplace, b, confidence);
-        return {a.noise_sd, a.half_width, true};
+        return {a.noise_sd, a.half_width, !selection};
     }
     if (config.method == SeriesMethod::Fpa && config.k > fpa_max_k(length))
         throw InvalidArgument("k must be between 1 and " + std::to_string(fpa_max_k(length)) +
                               " (floor(n/2) + 1), got " + std::to_string(config.k));
     const std::size_t chunk = is_chunked(config.method) ? config.chunk : length;
-    const std::size_t k =
-        config.k != 0 ? config.k : public_k(config.epsilon, fpa_max_k(std::min(chunk, length)));
+    const std::size_t limit = fpa_max_k(std::min(chunk, length));
+    const std::size_t k = config.k != 0         ? config.k
+                          : config.k_share != 0 ? limit
+                                                : public_k(config.epsilon, limit);
     SeriesPlan plan;
     plan.bounds = {bounds};
     double variance = 0;
@@ -496,6 +501,7 @@ SeriesAccuracy series_accuracy(const SeriesReleaseConfig& config, const FeatureB
             std::max(variance, block_noise_variance(m, km, lambda, config.method == SeriesMethod::Dcfpa));
         exact = exact && km == 1;
     }
+    exact = exact && !selection;
     const double sd = std::sqrt(variance);
     // One Laplace variable of that sd (exact for k = 1); for sums, a Laplace-shaped interval.
     return {sd, noise_accuracy(NoiseKind::Laplace, sd / std::sqrt(2.0), confidence).half_width, exact};

@@ -133,7 +133,8 @@ void release_series(PreparedSeries& prepared, const SeriesReleaseConfig& config,
 // chunks and positions, and the half-width of a 95 % (confidence) interval per value. Exact (the noise is one
 // Laplace variable per value) for LPA and for k = 1; otherwise the sd of a sum of 2k - 1 Laplace variables
 // (an upper bound for DCFPA, whose cumulative sums vary along the chunk) with the half-width of a Laplace
-// variable of that sd: exact = false.
+// variable of that sd: exact = false. With private selection (config.k_share, config.bounds_share) the noise
+// of the noise share's epsilon, the public bounds and the largest candidate k: an upper bound, exact = false.
 struct SeriesAccuracy {
     double noise_sd;
     double half_width;

@@ -584,8 +584,8 @@ GAZEPRIV_FUNCTION(series_sensitivities) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// series_accuracy(method, epsilon, k, chunk, bounds, length, confidence): per feature, the noise of a strict
-// release of that public shape (core::series_accuracy). Reads no data.
+// series_accuracy(method, epsilon, k, chunk, bounds, length, confidence, k_share, bounds_share): per feature,
+// the noise of a strict release of that public shape (core::series_accuracy). Reads no data.
 
 namespace {
 
@@ -618,6 +618,8 @@ GAZEPRIV_FUNCTION(series_accuracy) {
     pg::require_not_null(fcinfo, {"method", "epsilon", nullptr, "chunk", "bounds", "length", "confidence"});
     DatasetArgs args = public_shape_args(fcinfo);
     const double confidence = PG_GETARG_FLOAT8(6);
+    args.k_share = optional_share(fcinfo, 7, "k_share");
+    args.bounds_share = optional_share(fcinfo, 8, "bounds_share");
     AccuracyRows rows;
     run_series_accuracy(args, confidence, &rows);
 
