@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A8: the private choice of k and of the clipping bounds (release_series k_share, bounds_share) is the curator's.
+# A10: the private choice of k and of the clipping bounds (release_series k_share, bounds_share) is the curator's.
 # The analyst tries to take more of epsilon for the choice (or none for the noise), to widen k's candidates
 # beyond the signal, to choose on the raw table, and to rewrite the policy: refused. What the analyst's
 # releases cost is series_public_cost of their parameters (the shares compose inside it), the ledger records
