@@ -34,11 +34,11 @@ long_call="SELECT count(*) FROM gazepriv.pd_synthesize('w', k => 500, gamma => 1
 view_of() { # view_of ROLE: the progress rows ROLE sees, pid|function|phase|done|total
     psql_run -At -U "$1" -c "SELECT pid, function, phase, coalesce(done::text, 'hidden'), coalesce(total::text, 'hidden') FROM gazepriv.progress"
 }
-wait_for_row() { # wait_for_row ROLE: until ROLE sees a row (60 s at most)
-    local i row
+wait_for_row() { # wait_for_row ROLE: until ROLE sees a row with its phase (60 s at most); a call's phase is
+    local i row     # NULL from its start until it reports its first one, which a loaded machine can show
     for i in $(seq 1 600); do
         row=$(view_of "$1")
-        [ -n "$row" ] && { echo "$row"; return 0; }
+        [ -n "$(cut -d'|' -f3 <<<"$row")" ] && { echo "$row"; return 0; }
         sleep 0.1
     done
     return 1
