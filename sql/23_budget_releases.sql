@@ -143,6 +143,12 @@ FROM gazepriv.release_feature_series('windows', 'cfpa', 0.1, chunk => 8) r;
 -- The release store keeps it: one row per point in my_series_points.
 SELECT count(*) AS points, count(DISTINCT (participant, recording, feature)) AS signals, max(t) AS length
 FROM gazepriv.my_series_points WHERE dataset = 'windows';
+-- Each point carries its feature's accuracy, that of series_accuracy for the call.
+SELECT DISTINCT p.feature, round(p.noise_sd::numeric, 6) AS noise_sd, round((p.ci_high - p.value)::numeric, 6) AS half_width,
+       round(p.noise_sd::numeric, 6) = round(a.noise_sd::numeric, 6) AS as_series_accuracy
+FROM gazepriv.my_series_points p,
+     gazepriv.series_accuracy('cfpa', 0.1, NULL, 8, ARRAY[[0, 1], [0, 1], [0, 10]], 20) a
+WHERE p.dataset = 'windows' AND a.feature::text = p.feature ORDER BY 1;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT count(*) FROM gazepriv.release_feature_series('gaze', 'fpa', 0.1)$$,
     $$SELECT count(*) FROM gazepriv.release_feature_series('windows', 'fpa', 0)$$,

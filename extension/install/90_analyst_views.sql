@@ -95,14 +95,26 @@ COMMENT ON VIEW @extschema@.my_heatmap_cells IS
 
 CREATE VIEW @extschema@.my_series_points WITH (security_barrier) AS
 SELECT r.ledger_id, r.stored_at, r.dataset, r.request #>> '{arguments,1}' AS method, e.participant, e.recording,
-       e.feature, p.t::int4 AS t, (p.v #>> '{}')::float8 AS value
+       e.feature, p.t::int4 AS t, v.value, a.noise_sd, v.value - a.half_width AS ci_low, v.value + a.half_width AS ci_high
 FROM @extschema@.releases r,
      LATERAL pg_catalog.jsonb_to_recordset(r.result) AS e(participant text, recording text, feature text, series jsonb),
-     LATERAL pg_catalog.jsonb_array_elements(e.series) WITH ORDINALITY AS p(v, t)
+     -- The accuracy of the signal's feature, from the call and its charged (public) parameters.
+     LATERAL (SELECT s.noise_sd, s.half_width
+              FROM @extschema@.series_accuracy(r.request #>> '{arguments,1}', (r.request #>> '{arguments,2}')::float8,
+                       (r.request #>> '{arguments,3}')::int4, (r.request #>> '{arguments,4}')::int4,
+                       pg_catalog.translate(r.parameters ->> 'bounds', '[]', '{}')::float8[],
+                       (r.parameters ->> 'length')::int4, 0.95,
+                       (r.parameters #>> '{private_selection,k_share}')::float8,
+                       (r.parameters #>> '{private_selection,bounds_share}')::float8) s
+              WHERE s.feature::text = e.feature) a,
+     LATERAL pg_catalog.jsonb_array_elements(e.series) WITH ORDINALITY AS p(v, t),
+     LATERAL (SELECT (p.v #>> '{}')::float8 AS value) v
 WHERE r.request ->> 'function' = 'release_feature_series' AND pg_catalog.pg_has_role(r.role, 'MEMBER');
 COMMENT ON VIEW @extschema@.my_series_points IS
     'The points of the caller''s stored release_feature_series results: one row per participant, recording, '
-    'feature and position t (from 1). Privacy: released values only; free to read.';
+    'feature and position t (from 1), with the accuracy of its feature (series_accuracy of the call: noise_sd and '
+    'the 95 % interval [ci_low, ci_high] of the clipped truth; a bound with private selection). Privacy: released '
+    'values only; free to read.';
 
 CREATE VIEW @extschema@.my_kaleido_points WITH (security_barrier) AS
 SELECT r.ledger_id, r.stored_at, r.dataset, r.request #>> '{arguments,1}' AS participant, e.t_ms, e.x, e.y,
