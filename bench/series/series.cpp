@@ -59,12 +59,6 @@ Seconds seconds_of(const std::function<void()>& body, int runs) {
     return best;
 }
 
-struct Variant {
-    std::string name;
-    SeriesMethod method;
-    std::size_t chunk;
-};
-
 std::size_t bench_k(const Variant& v) {
     // One eighth of the bins of a block: 451 for whole signals, 5 / 9 / 17 for chunks of 32 / 64 / 128.
     const std::size_t m = is_chunked(v.method) ? v.chunk : kLength;

@@ -1,5 +1,5 @@
-// The datasets of the time-series benchmarks (bench/series/series.cpp, bench/series/series_utility.cpp): the
-// canonical Hoppe feature windows (datasets/hoppe_features.hpp, the features of
+// The datasets of the time-series benchmarks (bench/series/series.cpp, series_utility.cpp,
+// series_selection.cpp): the canonical Hoppe feature windows (datasets/hoppe_features.hpp, the features of
 // test/demo/hoppe_features.psql), one recording per participant and task, in the shape of core::SeriesRows
 // (array form).
 //  - as_extracted: the windows as they are (33 features, 30 s windows every 0.5 s, 0 to 877 windows
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/events/gaze_features.hpp"
+#include "core/series/series.hpp"
 #include "core/series/series_dataset.hpp"
 #include "datasets/hoppe_features.hpp"
 
@@ -112,6 +113,23 @@ inline std::vector<gazepriv::core::FeatureBounds> public_bounds(std::size_t widt
     for (std::size_t f = 0; f < width; ++f)
         b.push_back(kBounds[f % gazepriv::core::kFeatureCount]);
     return b;
+}
+
+// A release method of the benchmarks and its chunk.
+struct Variant {
+    std::string name;
+    gazepriv::core::SeriesMethod method;
+    std::size_t chunk;
+};
+
+// The k an oracle (non-private) reference tries: the paper sweeps "a large set of k"; a coarse one keeps the
+// run short: 1, 2, 3, 4, 6, 8, 12, ... (about 1.5x apart) and the limit.
+inline std::vector<std::size_t> sweep_candidates(std::size_t limit) {
+    std::vector<std::size_t> ks;
+    for (std::size_t k = 1; k < limit; k = k < 4 ? k + 1 : (k % 3 == 0 ? k / 3 * 4 : k / 2 * 3))
+        ks.push_back(k);
+    ks.push_back(limit);
+    return ks;
 }
 
 } // namespace series_bench

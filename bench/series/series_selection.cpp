@@ -35,20 +35,6 @@ constexpr int kSweepRuns = 2;
 constexpr int kFolds = 5;
 const double kEpsilons[] = {1, 2, 5};
 
-struct Variant {
-    std::string name;
-    SeriesMethod method;
-    std::size_t chunk;
-};
-
-std::vector<std::size_t> sweep_candidates(std::size_t limit) {
-    std::vector<std::size_t> ks;
-    for (std::size_t k = 1; k < limit; k = k < 4 ? k + 1 : (k % 3 == 0 ? k / 3 * 4 : k / 2 * 3))
-        ks.push_back(k);
-    ks.push_back(limit);
-    return ks;
-}
-
 // Every |NMSE| of released signals against the original ones (signals with a zero mean left out).
 void collect_nmse(const SeriesDataset& original, const SeriesDataset& released, std::vector<double>& out) {
     for (std::size_t g = 0; g < original.groups.size(); ++g)

@@ -37,22 +37,6 @@ constexpr int kSweepRuns = 2;
 // The paper's per-feature grid, and 10 to show where chunking starts to pay.
 const double kEpsilons[] = {0.01, 0.05, 0.1, 0.5, 1, 10};
 
-struct Variant {
-    std::string name;
-    SeriesMethod method;
-    std::size_t chunk;
-};
-
-// The paper sweeps "a large set of k"; a coarse one keeps the run short: 1, 2, 3, 4, 6, 8, 12, ...
-// (about 1.5x apart) and the limit.
-std::vector<std::size_t> sweep_candidates(std::size_t limit) {
-    std::vector<std::size_t> ks;
-    for (std::size_t k = 1; k < limit; k = k < 4 ? k + 1 : (k % 3 == 0 ? k / 3 * 4 : k / 2 * 3))
-        ks.push_back(k);
-    ks.push_back(limit);
-    return ks;
-}
-
 // Mean |NMSE| per feature (and how many signals were left out for a zero mean).
 struct Score {
     std::vector<double> sum;

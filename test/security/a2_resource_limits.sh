@@ -3,17 +3,8 @@
 # allocated, read or charged (54000 naming the limit), and no other role can raise a limit. Before, a padded
 # series length of 130150523 took 22.7 GB and the OOM killer restarted the cluster.
 . "$(dirname "$0")/roles_and_data.bash"
-psql <<'SQL' >/dev/null
-CREATE TABLE public.windows (participant text, task text, "window" int, features float8[]);
-INSERT INTO public.windows
-SELECT 'p' || p, t, w, ARRAY[(p * 7 + w) % 10 / 10.0, (p + w) % 5 / 5.0, (p * w) % 11]
-FROM generate_series(1, 6) p, unnest(ARRAY['read', 'walk']) t, generate_series(1, 20) w;
-ALTER TABLE public.windows OWNER TO curator_a;
-SQL
+windows_dataset curator_a
 as curator_a <<'SQL' >/dev/null
-SELECT gazepriv.register_dataset('windows', 'public.windows', 'participant', task_column => 'task',
-                                 window_column => 'window', features_column => 'features',
-                                 bounds => '{"features": [[0, 1], [0, 1], [0, 10]], "length": 20}');
 SELECT gazepriv.grant_budget('windows', 'analyst_a', 100, 0, accounting => 'basic');
 SELECT gazepriv.set_release_policy('windows', 'series', '{"methods": ["lpa", "fpa", "cfpa"], "recordings": ["read", "walk"]}');
 SQL

@@ -6,15 +6,7 @@
 # models (an extension configuration table).
 . "$(dirname "$0")/roles_and_data.bash"
 load_uniss curator_a
-psql <<'SQL' >/dev/null
-CREATE TABLE public.uniss_events AS
-SELECT s.participant, s.stimulus::text AS task, e.*
-FROM (SELECT participant, stimulus, gazepriv.make_trace(t_ms, x, y) AS trace FROM public.uniss_samples GROUP BY 1, 2) s,
-     gazepriv.detect_events(s.trace, gazepriv.ivt(30, velocity_window_ms => 20, gap_fill_ms => 75,
-         geometry => gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370))) e
-WHERE e.duration_ms > 0 AND (e.type = 'saccade' OR (e.sigma_x > 0 AND e.sigma_y > 0));
-ALTER TABLE public.uniss_events OWNER TO curator_a;
-SQL
+load_uniss_events curator_a
 as curator_a <<'SQL' >/dev/null
 SELECT gazepriv.register_dataset('a_events', 'public.uniss_events', 'participant', task_column => 'task');
 SELECT * FROM gazepriv.train_saccade_model('a_model', 'a_events', 'public.uniss_events', epochs => 2);

@@ -90,6 +90,38 @@ ALTER TABLE public.uniss_samples OWNER TO $1;
 SQL
 }
 
+# load_uniss_events OWNER: the events detect_events finds in the Uniss slice (load_uniss first), one row per
+# event with its participant and image as task, as OWNER's public.uniss_events (single-sample events left out:
+# they have no duration or spread to synthesise from).
+load_uniss_events() {
+    psql <<SQL >/dev/null
+CREATE TABLE public.uniss_events AS
+SELECT s.participant, s.stimulus::text AS task, e.*
+FROM (SELECT participant, stimulus, gazepriv.make_trace(t_ms, x, y) AS trace FROM public.uniss_samples GROUP BY 1, 2) s,
+     gazepriv.detect_events(s.trace, gazepriv.ivt(30, velocity_window_ms => 20, gap_fill_ms => 75,
+         geometry => gazepriv.screen_geometry(1280, 1024, 1040, 580, 1370))) e
+WHERE e.duration_ms > 0 AND (e.type = 'saccade' OR (e.sigma_x > 0 AND e.sigma_y > 0));
+ALTER TABLE public.uniss_events OWNER TO $1;
+SQL
+}
+
+# windows_dataset OWNER: a small feature-window table (6 participants, tasks read and walk, 20 windows, 3
+# features) as OWNER's public.windows, registered by OWNER as dataset "windows" with public bounds and length.
+windows_dataset() {
+    psql <<SQL >/dev/null
+CREATE TABLE public.windows (participant text, task text, "window" int, features float8[]);
+INSERT INTO public.windows
+SELECT 'p' || p, t, w, ARRAY[(p * 7 + w) % 10 / 10.0, (p + w) % 5 / 5.0, (p * w) % 11]
+FROM generate_series(1, 6) p, unnest(ARRAY['read', 'walk']) t, generate_series(1, 20) w;
+ALTER TABLE public.windows OWNER TO $1;
+SQL
+    as "$1" >/dev/null <<'SQL'
+SELECT gazepriv.register_dataset('windows', 'public.windows', 'participant', task_column => 'task',
+                                 window_column => 'window', features_column => 'features',
+                                 bounds => '{"features": [[0, 1], [0, 1], [0, 10]], "length": 20}');
+SQL
+}
+
 # load_hoppe_features OWNER: the Hoppe 2018 feature windows (participant, task, window, features float8[33])
 # of four participants' first minute, as OWNER's hoppe_features, with their public bounds.
 load_hoppe_features() {
