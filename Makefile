@@ -37,6 +37,9 @@ include $(PGXS)
 extension/gazepriv--$(EXTVERSION).sql: $(INSTALL_PARTS)
 	cat $^ > $@
 
+# The objects compiled with GAZEPRIV_VERSION follow the control file's version.
+src/pg/boundary/guard.o src/pg/module.o: extension/gazepriv.control
+
 # Header dependencies: rebuild objects when a header they include changes.
 override CXXFLAGS += -MMD -MP
 -include $(OBJS:.o=.d)
