@@ -4,10 +4,8 @@
 # statement_timeout = 1s, end at once with 22023 (before, the bracketing doubled Infinity forever and only
 # SIGKILL, a cluster restart, stopped it).
 . "$(dirname "$0")/roles_and_data.bash"
-load_uniss curator_a
+uniss_dataset curator_a
 as curator_a <<'SQL' >/dev/null
-SELECT gazepriv.register_dataset('uniss', 'public.uniss_samples', 'participant', stimulus_column => 'stimulus',
-                                 time_column => 't_ms', x_column => 'x', y_column => 'y', observers => 20);
 SELECT gazepriv.grant_budget('uniss', 'analyst_a', 10, 1e-5);
 SELECT gazepriv.set_release_policy('uniss', 'heatmap', '{"cap": 1}');
 SELECT gazepriv.set_release_policy('uniss', 'kaleido', '{"w": 30, "r": 50}');

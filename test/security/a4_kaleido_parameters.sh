@@ -5,10 +5,8 @@
 # points from the truth is at least the noise scale r / epsilon; the charge is in the ledger as w-event, on the
 # w-event budget; an analyst holding only a participant-level budget is refused.
 . "$(dirname "$0")/roles_and_data.bash"
-load_uniss curator_a
+uniss_dataset curator_a
 as curator_a <<'SQL' >/dev/null
-SELECT gazepriv.register_dataset('uniss', 'public.uniss_samples', 'participant', stimulus_column => 'stimulus',
-                                 time_column => 't_ms', x_column => 'x', y_column => 'y', observers => 20);
 SELECT gazepriv.grant_budget('uniss', 'analyst_a', 10, 1e-5);
 SELECT gazepriv.grant_budget('uniss', 'analyst_b', 10, 1e-5);
 SQL

@@ -4,11 +4,9 @@
 # well-formed; "not registered" and "no budget" are one answer; a randomized PD release refused over budget
 # says the same for datasets of different sizes (before, its requested epsilon gave the record count).
 . "$(dirname "$0")/roles_and_data.bash"
-load_uniss curator_a
+uniss_dataset curator_a
 load_hoppe_features curator_b
 as curator_a <<'SQL' >/dev/null
-SELECT gazepriv.register_dataset('uniss', 'public.uniss_samples', 'participant', stimulus_column => 'stimulus',
-                                 time_column => 't_ms', x_column => 'x', y_column => 'y', observers => 20);
 SELECT gazepriv.grant_budget('uniss', 'analyst_a', 10, 1e-5);
 SQL
 try_as curator_a -c "SELECT gazepriv.set_release_policy('uniss', 'heatmap', '{\"cap\": 1}')" \

@@ -6,11 +6,9 @@
 # crash (the server stays up and its log shows no backend terminated by a signal), no hang (no statement
 # timeout) and only documented SQLSTATEs.
 . "$(dirname "$0")/roles_and_data.bash"
-load_uniss curator_a
+uniss_dataset curator_a
 psql -c "CREATE ROLE device LOGIN NOSUPERUSER" >/dev/null
 as curator_a <<'SQL' >/dev/null
-SELECT gazepriv.register_dataset('uniss', 'public.uniss_samples', 'participant', stimulus_column => 'stimulus',
-                                 time_column => 't_ms', x_column => 'x', y_column => 'y', observers => 20);
 SELECT gazepriv.grant_budget('uniss', 'analyst_a', 1e6, 1e-3);
 SELECT gazepriv.set_release_policy('uniss', 'heatmap', '{"cap": 1}');
 SELECT gazepriv.set_release_policy('uniss', 'kaleido', '{"w": 30, "r": 50}');

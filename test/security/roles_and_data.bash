@@ -82,11 +82,20 @@ SQL
 
 # load_uniss OWNER: Uniss-FGD face image 2 (20 observers, 300 Hz, screen pixels) as OWNER's uniss_samples.
 load_uniss() {
+    psql -f test/demo/uniss_tables.psql
     psql <<SQL
-CREATE TABLE public.uniss_samples (participant text, stimulus int, t_ms float8, x float8, y float8,
-                                   pupil_left float8, pupil_right float8, event text, fixation_index int);
 \\copy public.uniss_samples FROM 'test/data/uniss_fgd/img_002.csv' WITH (FORMAT csv, HEADER true)
 ALTER TABLE public.uniss_samples OWNER TO $1;
+SQL
+}
+
+# uniss_dataset OWNER: the Uniss slice (load_uniss) registered by OWNER as dataset "uniss" (stimulus, time and
+# position columns; 20 public observers), with no budget or policy yet.
+uniss_dataset() {
+    load_uniss "$1"
+    as "$1" >/dev/null <<'SQL'
+SELECT gazepriv.register_dataset('uniss', 'public.uniss_samples', 'participant', stimulus_column => 'stimulus',
+                                 time_column => 't_ms', x_column => 'x', y_column => 'y', observers => 20);
 SQL
 }
 
