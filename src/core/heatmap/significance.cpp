@@ -5,6 +5,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
+#include "core/common/validate.hpp"
 
 namespace gazepriv::core {
 
@@ -51,8 +52,7 @@ double noise_sd_after_blur(const MapNoise& noise) {
 }
 
 MapAccuracy map_accuracy(const MapNoise& noise, double confidence) {
-    if (!(confidence > 0 && confidence < 1))
-        throw InvalidArgument("confidence must be between 0 and 1 (both excluded)");
+    require_open_unit("confidence", confidence);
     if (noise.spread == 0)
         return {{0, 0}, true};
     if (!(noise.spread > 0 && std::isfinite(noise.spread)))
