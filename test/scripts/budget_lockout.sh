@@ -80,7 +80,9 @@ refused_set=$(grep -l '42501: permission denied to set parameter "gazepriv.charg
 locked=$(grep -l "55P03: the privacy budget on dataset \"b\" stayed locked" "$dir"/b_*.log | wc -l || true)
 echo "B's analysts: SET refused for $refused_set, releases ended locked for $locked of $clients"
 [ "$refused_set" = "$clients" ] || { cat "$dir/b_1.log"; echo "a non-superuser could set charge_timeout"; exit 1; }
-[ "$locked" = "$clients" ] || { cat "$dir"/b_1.log; echo "B's releases did not all end with the lock error"; exit 1; }
+[ "$locked" = "$clients" ] || {
+    grep -L "55P03: the privacy budget on dataset \"b\" stayed locked" "$dir"/b_*.log | xargs cat
+    echo "B's releases did not all end with the lock error"; exit 1; }
 [ "$(psql -At -c "SELECT count(*) FROM gazepriv.ledger WHERE dataset = 'b'")" = 0 ] ||
     { echo "a refused release of b was charged"; exit 1; }
 

@@ -41,6 +41,9 @@ constexpr int kPB004 = MAKE_SQLSTATE('P', 'B', '0', '0', '4'); // worker unavail
 constexpr long kPollMs = 100;          // how often a waiting caller checks that its worker is still there
 constexpr long kSlotRetryMs = 10;      // how often it retries when no background worker slot is free
 constexpr long kMaxLockBackoffMs = 50; // the longest pause between attempts on a locked budget row
+// A request the worker took just before the deadline is answered within its batch (each lock it waits
+// for is bounded by the worker's lock_timeout): the caller waits this much longer for that answer.
+constexpr long kTakenGraceMs = 2000;
 
 char* copy_string(const char* s) {
     const std::size_t n = std::strlen(s) + 1;
@@ -117,12 +120,14 @@ void reclaim(ChargeSlot* slot, TimestampTz deadline) {
 
 // Queues the request in the slot for this database's charge worker (starting one if there is none) and
 // waits for its reply, until the deadline. True: the slot is Done. False: no worker took the request by
-// the deadline and it was withdrawn (never applied).
+// the deadline and it was withdrawn (never applied). A request taken by then is waited for a little
+// longer (kTakenGraceMs): its answer, a lock refusal say, is already being computed.
 bool exchange(ChargeSlot* slot, TimestampTz deadline) {
     slot->database = MyDatabaseId;
     slot->reply.status = ChargeStatus::Pending;
     pg_write_barrier(); // the request before the state that publishes it
     pg_atomic_write_u32(&slot->state, kSlotQueued);
+    const TimestampTz taken_deadline = TimestampTzPlusMilliseconds(deadline, kTakenGraceMs);
     for (;;) {
         if (pg_atomic_read_u32(&slot->state) == kSlotDone) {
             pg_read_barrier(); // the state before the reply it publishes
@@ -131,19 +136,21 @@ bool exchange(ChargeSlot* slot, TimestampTz deadline) {
         // Each round: if the worker exited meanwhile, a request still queued is taken by the next one.
         const ChargeService worker = find_or_start_charge_service();
         wake(worker.pgprocno);
-        const long left = remaining_ms(deadline);
+        long left = remaining_ms(deadline);
         if (left <= 0) {
             uint32 expected = kSlotQueued;
             if (pg_atomic_compare_exchange_u32(&slot->state, &expected, kSlotFree))
                 return false;
             if (expected == kSlotDone)
                 continue;
-            ereport(ERROR,
-                    (errcode(kPB004),
-                     errmsg("the privacy budget charge did not complete within gazepriv.charge_timeout "
-                            "(%d ms)",
-                            charge_timeout_ms),
-                     errdetail("The charge may stand; nothing was released.")));
+            left = remaining_ms(taken_deadline);
+            if (left <= 0)
+                ereport(ERROR,
+                        (errcode(kPB004),
+                         errmsg("the privacy budget charge did not complete within gazepriv.charge_timeout "
+                                "(%d ms)",
+                                charge_timeout_ms),
+                         errdetail("The charge may stand; nothing was released.")));
         }
         pause_ms(std::min(left, worker.generation == 0 ? kSlotRetryMs : kPollMs));
     }
@@ -259,6 +266,8 @@ std::int64_t charge_budget(const Charge& charge, unsigned int role) {
             break;
         pause_ms(std::min({pause, kMaxLockBackoffMs, remaining_ms(deadline)}));
         pause *= 2;
+        if (remaining_ms(deadline) <= 0)
+            break; // no time for another attempt: the row stayed locked
     }
     const std::int64_t ledger_id = slot->reply.ledger_id;
     char message[sizeof slot->reply.message];
