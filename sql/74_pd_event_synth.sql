@@ -93,10 +93,16 @@ SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.event_synth_pd('es_usable
 SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.event_synth_pd('es_usable', 'es_m', 2, 2, 300, max_attempts => 0)$$) AS attempts;
 SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.event_synth_pd('es_usable', 'nope', 2, 2, 300)$$) AS unknown_model;
 SELECT gazepriv_test.error_of($$SELECT * FROM gazepriv.event_synth_pd('es_usable', 'es_m', 2, 2, 300, dataset => 'other')$$) AS other_dataset;
-SELECT gazepriv.store_saccade_model('es_cut', 'es_uniss', '{}', 0, substring(model FROM 1 FOR 5000)),
-       gazepriv.store_saccade_model('es_flip', 'es_uniss', '{}', 0, set_byte(model, 4000, get_byte(model, 4000) # 1)),
-       gazepriv.store_saccade_model('es_junk', 'es_uniss', '{}', 0, '\x00'::bytea)
-FROM es_fit;
+-- A blob that is not an intact model is refused when stored, and again when used (a row damaged on disk).
+CREATE TABLE es_bad AS SELECT b.name, b.blob FROM es_fit,
+    LATERAL (VALUES ('es_cut', substring(model FROM 1 FOR 5000)),
+                    ('es_flip', set_byte(model, 4000, get_byte(model, 4000) # 1)),
+                    ('es_junk', '\x00'::bytea)) b(name, blob);
+SELECT name, gazepriv_test.error_of(format($$SELECT gazepriv.store_saccade_model(%L, 'es_uniss', '{}', 0, %L)$$,
+                                           name, blob)) AS refused_when_stored
+FROM es_bad ORDER BY name;
+SELECT gazepriv.store_saccade_model(b.name, 'es_uniss', '{}', 0, f.model) FROM es_bad b, es_fit f;
+UPDATE gazepriv.saccade_models m SET model = b.blob FROM es_bad b WHERE m.name = b.name;
 SELECT gazepriv_test.error_of(format($$SELECT * FROM gazepriv.event_synth_pd('es_usable', %L, 2, 2, 300)$$, m)) AS corrupt
 FROM unnest(ARRAY['es_cut', 'es_flip', 'es_junk']) m;
 SET gazepriv.max_synthesized_samples = 1000;

@@ -178,8 +178,15 @@ CREATE FUNCTION @extschema@.store_saccade_model(
     RETURNS void AS 'MODULE_PATHNAME', 'gazepriv_catalog_function' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.store_saccade_model(text, text, jsonb, float8, bytea) IS
     'Curator: stores a model fit_saccade_model returned under a new name, for a dataset the caller owns (42501 '
-    'otherwise; 42710 if the name is taken; 22023 for an empty name or an unregistered dataset). The blob is '
-    'checked when it is used (XX001 if corrupt). Privacy: releases nothing.';
+    'otherwise; 42710 if the name is taken; 22023 for an empty name or an unregistered dataset; XX001 naming '
+    'the fault for a blob that is not an intact model, which is checked again when used). Privacy: releases '
+    'nothing.';
+
+CREATE FUNCTION @extschema@._check_saccade_model(model bytea)
+    RETURNS int AS 'MODULE_PATHNAME', 'gazepriv_check_saccade_model' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._check_saccade_model(bytea) IS
+    'Internal: the profile length of an intact saccade model blob (magic, version, sizes, checksum, values); '
+    'XX001 otherwise. Privacy: none.';
 
 CREATE FUNCTION @extschema@._store_saccade_model(
         caller regrole, name text, dataset text, parameters jsonb, validation_loss float8, model bytea)
@@ -193,6 +200,7 @@ BEGIN
     IF parameters IS NULL OR validation_loss IS NULL OR model IS NULL THEN
         RAISE EXCEPTION 'parameters, validation_loss and model are required' USING ERRCODE = '22004';
     END IF;
+    PERFORM @extschema@._check_saccade_model(model);
     IF EXISTS (SELECT FROM @extschema@.saccade_models m WHERE m.name = _store_saccade_model.name) THEN
         RAISE EXCEPTION 'saccade model "%" already exists', name USING ERRCODE = '42710',
             HINT = 'drop_saccade_model removes it.';

@@ -276,6 +276,20 @@ GAZEPRIV_FUNCTION(fit_saccade_model) {
     return static_cast<Datum>(0);
 }
 
+// The stored blob's profile length; CorruptData (XX001) naming what is wrong. In a helper, so that the
+// model is gone before the result is returned.
+int checked_profile_length(const bytea* blob) {
+    return pd::SaccadeCvae::deserialize(reinterpret_cast<const std::uint8_t*>(VARDATA_ANY(blob)),
+                                        VARSIZE_ANY_EXHDR(blob))
+        .profile_length();
+}
+
+// _check_saccade_model(model bytea) -> int: store_saccade_model refuses a blob that is not a model.
+GAZEPRIV_FUNCTION(check_saccade_model) {
+    pg::require_not_null(fcinfo, {"model"});
+    PG_RETURN_INT32(checked_profile_length(PG_GETARG_BYTEA_PP(0)));
+}
+
 // event_synth_pd(source regclass, model text, k, gamma, sampling_rate_hz, max_attempts, include_failed,
 // dataset)
 //   -> (participant, task, event_index, type, passed, t_ms, x, y, attempts)
