@@ -59,6 +59,66 @@ SELECT DISTINCT stimulus, cell_size, mechanism, epsilon, delta, sigma > 0 AS has
 FROM gazepriv.my_heatmap_cells;
 RESET ROLE;
 
+-- A map is stored as itself (column heatmap), not as JSON numbers: the returned map, its free repeat and the
+-- cells of the view hold the same float8 values bit for bit (float8send); the JSON row of my_release_rows is the
+-- map's JSON, whose numbers read back as the same floats; it is one result row, and one release.
+SET ROLE store_ann;
+CREATE TEMP TABLE ann_map AS
+SELECT gazepriv.release_heatmap('store', 0, gazepriv.heatmap_spec(100, 80, 0.5, cell_size => 5)) AS h;
+CREATE TEMP TABLE ann_map_id AS SELECT max(id) AS id FROM gazepriv.my_ledger;
+CREATE TEMP TABLE ann_bits AS SELECT array_agg(float8send(v) ORDER BY n) AS bits FROM ann_map, unnest((h).values)
+    WITH ORDINALITY u(v, n);
+SELECT (SELECT bits FROM ann_bits)
+     = (SELECT array_agg(float8send(v) ORDER BY n) FROM unnest((gazepriv.release_heatmap('store', 0,
+            gazepriv.heatmap_spec(100, 80, 0.5, cell_size => 5))).values) WITH ORDINALITY u(v, n)) AS repeat_bit_exact,
+       (SELECT bits FROM ann_bits)
+     = (SELECT array_agg(float8send(value) ORDER BY y, x) FROM gazepriv.my_heatmap_cells
+        WHERE ledger_id = (SELECT id FROM ann_map_id)) AS cells_bit_exact,
+       (SELECT row::jsonb = jsonb_build_object('value', to_jsonb(h)) FROM gazepriv.my_release_rows, ann_map
+        WHERE ledger_id = (SELECT id FROM ann_map_id)) AS row_is_the_maps_json,
+       (SELECT bits FROM ann_bits)
+     = (SELECT array_agg(float8send(v::float8) ORDER BY n) FROM gazepriv.my_release_rows,
+               jsonb_array_elements_text(row::jsonb #> '{value,values}') WITH ORDINALITY e(v, n)
+        WHERE ledger_id = (SELECT id FROM ann_map_id)) AS json_numbers_bit_exact,
+       (SELECT (h).values[1] <> round((h).values[1]::numeric, 6)::float8 FROM ann_map) AS values_have_all_digits;
+SELECT function, result_rows, count(*) AS releases FROM gazepriv.my_releases
+WHERE parameters::jsonb ->> 'stimulus' = '0' GROUP BY function, result_rows;
+SELECT cardinality((gazepriv.release_heatmap('store', 0, gazepriv.heatmap_spec(400, 400, 0.5, mechanism => 'laplace'))).values)
+       AS large_map;
+RESET ROLE;
+-- In the table: no JSON, the map in its own type; a large one compressed by lz4 where the server has it (else
+-- stored uncompressed: pglz took about a second on a 16 MB map).
+SELECT r.result IS NULL AS no_json, (r.heatmap).width, (r.heatmap).cell_size, (r.heatmap).mechanism
+FROM gazepriv.releases r WHERE r.dataset = 'store' AND r.mechanism = 'dp_heatmap' ORDER BY r.ledger_id;
+SELECT CASE WHEN a.attcompression = 'l' THEN pg_column_compression(r.heatmap) = 'lz4'
+            ELSE a.attstorage = 'e' AND pg_column_compression(r.heatmap) IS NULL END AS lz4_or_uncompressed
+FROM gazepriv.releases r JOIN pg_attribute a ON a.attrelid = 'gazepriv.releases'::regclass AND a.attname = 'heatmap'
+WHERE r.dataset = 'store' AND (r.heatmap).width = 400;
+-- A row holds its result in one form: neither or both is refused.
+SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
+    $$INSERT INTO gazepriv.releases (ledger_id, dataset, mechanism, role, parameters, request)
+      VALUES (-1, 'store', 'dp_heatmap', 'store_ann', '{}', '{}')$$,
+    $$INSERT INTO gazepriv.releases (ledger_id, dataset, mechanism, role, parameters, result, heatmap, request)
+      SELECT -1, 'store', 'dp_heatmap', 'store_ann', '{}', '[]', h, '{}' FROM ann_map$$]) q;
+-- A map stored as a JSON row {"value": map} is still read: a repeat returns its floats exactly, the views read
+-- it.
+INSERT INTO gazepriv.releases (ledger_id, dataset, mechanism, role, parameters, result, request)
+SELECT -1, r.dataset, r.mechanism, r.role, r.parameters, jsonb_build_array(jsonb_build_object('value', r.heatmap)),
+       r.request
+FROM gazepriv.releases r WHERE r.ledger_id = (SELECT id FROM ann_map_id);
+SET ROLE store_ann;
+SELECT (SELECT bits FROM ann_bits)
+     = (SELECT array_agg(float8send(v) ORDER BY n) FROM unnest((gazepriv.release_heatmap('store', 0,
+            gazepriv.heatmap_spec(100, 80, 0.5, cell_size => 5))).values) WITH ORDINALITY u(v, n))
+       AS repeat_from_json_bit_exact,
+       (SELECT bits FROM ann_bits)
+     = (SELECT array_agg(float8send(value) ORDER BY y, x) FROM gazepriv.my_heatmap_cells WHERE ledger_id = -1)
+       AS cells_from_json_bit_exact,
+       (SELECT result_rows FROM gazepriv.my_releases WHERE ledger_id = -1) AS result_rows,
+       (SELECT count(*) FROM gazepriv.my_ledger WHERE id > (SELECT id FROM ann_map_id)) AS charges_since; -- the large map
+RESET ROLE;
+DELETE FROM gazepriv.releases WHERE ledger_id = -1;
+
 -- Another analyst sees none of it, and its own repeat is its own release.
 SET ROLE store_ben;
 SELECT (SELECT count(*) FROM gazepriv.my_releases) AS releases, (SELECT count(*) FROM gazepriv.my_ledger) AS ledger,
@@ -104,6 +164,10 @@ WHERE dataset = 'store' AND mechanism = 'forget_releases';
 SET ROLE store_ann;
 SELECT count(*) AS charges_kept FROM gazepriv.my_ledger WHERE dataset = 'store';
 SELECT gazepriv.release_count('store', 0.25, 1) IS NOT NULL AS released_again;
+-- A forgotten map is gone: the same call is a new map.
+SELECT (SELECT bits FROM ann_bits)
+    <> (SELECT array_agg(float8send(v) ORDER BY n) FROM unnest((gazepriv.release_heatmap('store', 0,
+            gazepriv.heatmap_spec(100, 80, 0.5, cell_size => 5))).values) WITH ORDINALITY u(v, n)) AS a_new_map;
 SELECT count(*) AS charged_anew FROM gazepriv.my_ledger WHERE dataset = 'store';
 RESET ROLE;
 SELECT gazepriv.set_release_freshness('store', NULL);

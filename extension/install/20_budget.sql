@@ -141,10 +141,25 @@ COMMENT ON TABLE @extschema@.release_policies IS
     'max_attempts} with a saccade model of the dataset. Analyst releases take the rest (epsilon, delta, '
     'which stimulus or participant, grid, chunk) and are refused without a policy. Privacy: parameters only.';
 
+-- A gaze heatmap (its functions are in 30_heatmap.sql); defined here because the release store keeps
+-- release_heatmap's maps in this type rather than as JSON numbers.
+CREATE TYPE @extschema@.heatmap AS (
+    width int4, height int4, cell_size int4, columns int4, rows int4, "values" float8[], n int8, cap int4,
+    mechanism text, calibration text, epsilon float8, delta float8, rho float8, sigma float8, scale float8,
+    blur_sigma float8);
+COMMENT ON TYPE @extschema@.heatmap IS
+    'A gaze heatmap: values (float8[], rows x columns, row-major; cell (c, r) covers pixels [c*cell_size, '
+    '(c+1)*cell_size) x [r*cell_size, (r+1)*cell_size)) hold the capped count sum divided by n, plus how it was '
+    'made: mechanism (none for exact maps), calibration, epsilon, delta, rho (zCDP), sigma (Gaussian) or scale '
+    '(Laplace) of the noise per cell of values, blur_sigma in pixels. Privacy: as stated by its fields; '
+    'mechanism none means exact and NOT private.';
+COMMENT ON TYPE @extschema@.heatmap[] IS 'Array of heatmap. Privacy: as stated by each element''s fields.';
+
 -- The release store: every release made through an analyst release function (by an analyst or a curator) is
 -- kept with the ledger row that charged it, its result as rows (a jsonb array of objects, one per result row;
--- a function returning one value is one row {"value": ...}), and is returned from here, so that the caller and
--- every later reader see the same values. Re-reading it (the my_* views) costs nothing: a release is public to
+-- a function returning one value is one row {"value": ...}) or, for release_heatmap, as the map itself (column
+-- heatmap: millions of floats as JSON numbers cost seconds to convert and back, and stored typed they are
+-- exact), and is returned from here, so that the caller and every later reader see the same values. Re-reading it (the my_* views) costs nothing: a release is public to
 -- whoever received it. The served-once releases (k-same-select and deterministic plausible deniability) are
 -- the ones every analyst is served.
 CREATE TABLE @extschema@.releases (
@@ -154,17 +169,29 @@ CREATE TABLE @extschema@.releases (
     role regrole NOT NULL,
     parameters jsonb NOT NULL,
     served_once text,
-    result jsonb NOT NULL CHECK (jsonb_typeof(result) = 'array'),
+    result jsonb CHECK (jsonb_typeof(result) = 'array'),
+    heatmap @extschema@.heatmap,  -- release_heatmap's map, its one row (result is then NULL)
     stored_at timestamptz NOT NULL DEFAULT now(),
     -- The call that made it: {"function": name, "arguments": [...]} (the key of a free repeat).
-    request jsonb
+    request jsonb,
+    CHECK (num_nulls(result, heatmap) = 1)  -- not IS NULL: a map with NULL fields IS NULL neither way
 );
+-- A map's noisy floats compress little: on a 1920x1080 map (16 MB) the default pglz took about 0.8 s to save
+-- 55 %, lz4 saves 46 % in no more time than writing it uncompressed (README, "Cost."); without lz4 in the
+-- server, uncompressed.
+DO $$
+BEGIN
+    ALTER TABLE @extschema@.releases ALTER COLUMN heatmap SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+    ALTER TABLE @extschema@.releases ALTER COLUMN heatmap SET STORAGE EXTERNAL;
+END $$;
 CREATE UNIQUE INDEX releases_served_once ON @extschema@.releases (dataset, served_once) WHERE served_once IS NOT NULL;
 CREATE INDEX releases_repeat ON @extschema@.releases (dataset, role, mechanism, stored_at);
 COMMENT ON TABLE @extschema@.releases IS
     'The release store: every analyst release function''s result, kept with the ledger row that charged it: '
     'dataset, mechanism, the role charged, the parameters as charged, the call (request: function and arguments), '
-    'the result (one JSON object per row). served_once names the release policy (k_same_select, k_same_synth, pd, event_synth) under which '
+    'the result (one JSON object per row; for release_heatmap NULL, and the map in heatmap, typed and exact). '
+    'served_once names the release policy (k_same_select, k_same_synth, pd, event_synth) under which '
     'the release is the one every analyst receives until its owner resets it. A curator drops stored results with '
     'forget_releases (the ledger keeps the charge). Privacy: holds released values only; curators read their '
     'datasets'' rows, each role its own through the my_* views.';
@@ -1009,12 +1036,13 @@ COMMENT ON FUNCTION @extschema@._served_once(@extschema@._release_plan, @extsche
     'Internal: completes the plan of a release that is served once. Privacy: reads the secret for the server only.';
 
 CREATE FUNCTION @extschema@._store_release(p_ledger_id bigint, p_dataset text, p_served_once text, p_role regrole,
-                                           p_parameters jsonb, p_result jsonb, p_mechanism text, p_request jsonb)
+                                           p_parameters jsonb, p_result jsonb, p_mechanism text, p_request jsonb,
+                                           p_heatmap @extschema@.heatmap DEFAULT NULL)
     RETURNS jsonb LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     IF p_served_once IS NULL THEN
-        INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, result, request)
-            VALUES (p_ledger_id, p_dataset, p_mechanism, p_role, p_parameters, p_result, p_request);
+        INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, result, heatmap, request)
+            VALUES (p_ledger_id, p_dataset, p_mechanism, p_role, p_parameters, p_result, p_heatmap, p_request);
         RETURN p_result;
     END IF;
     INSERT INTO @extschema@.releases (ledger_id, dataset, mechanism, role, parameters, served_once, result, request)
@@ -1022,22 +1050,24 @@ BEGIN
     ON CONFLICT (dataset, served_once) WHERE served_once IS NOT NULL DO NOTHING;
     RETURN (SELECT r.result FROM @extschema@.releases r WHERE r.dataset = p_dataset AND r.served_once = p_served_once);
 END $$;
-COMMENT ON FUNCTION @extschema@._store_release(bigint, text, text, regrole, jsonb, jsonb, text, jsonb) IS
-    'Internal: keeps a release in the store and returns what is kept (for a served-once release, the first of '
-    'concurrent identical ones). Privacy: stores released values only.';
+COMMENT ON FUNCTION @extschema@._store_release(bigint, text, text, regrole, jsonb, jsonb, text, jsonb,
+                                               @extschema@.heatmap) IS
+    'Internal: keeps a release in the store, its rows as JSON or a map in heatmap (never served once), and returns '
+    'the rows kept (for a served-once release, the first of concurrent identical ones; a map is kept as given, '
+    'NULL). Privacy: stores released values only.';
 
 -- A repeat served from the store: the caller's latest stored release of the same call and charged parameters
--- on the dataset, if it is younger than the dataset's freshness window; NULL otherwise (a new release).
+-- on the dataset, if it is younger than the dataset's freshness window; no row otherwise (a new release).
 CREATE FUNCTION @extschema@._repeat_release(caller regrole, dataset text, mechanism text, parameters jsonb,
                                             request jsonb)
-    RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-    SELECT r.result FROM @extschema@.releases r JOIN @extschema@.release_freshness f ON f.dataset = r.dataset
+    RETURNS SETOF @extschema@.releases LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT r.* FROM @extschema@.releases r JOIN @extschema@.release_freshness f ON f.dataset = r.dataset
     WHERE r.dataset = $2 AND r.role = $1 AND r.mechanism = $3 AND r.served_once IS NULL
       AND r.stored_at >= now() - f.fresh_for AND r.parameters = $4 AND r.request = $5
     ORDER BY r.stored_at DESC, r.ledger_id DESC LIMIT 1
 $$;
 COMMENT ON FUNCTION @extschema@._repeat_release(regrole, text, text, jsonb, jsonb) IS
-    'Internal: the stored release a repeated call receives within the dataset''s freshness window, or NULL. '
+    'Internal: the stored release a repeated call receives within the dataset''s freshness window, or no row. '
     'Privacy: depends on the caller''s own calls and the curator''s window only, never on the data.';
 
 -- release_count -------------------------------------------------------------------------------------

@@ -43,17 +43,7 @@ COMMENT ON TYPE @extschema@.heatmap_spec IS
     'epsilon, delta and cap set the guarantee; a release with a dataset charges that dataset''s budget.';
 COMMENT ON TYPE @extschema@.heatmap_spec[] IS 'Array of heatmap_spec. Privacy: parameters only, releases nothing.';
 
-CREATE TYPE @extschema@.heatmap AS (
-    width int4, height int4, cell_size int4, columns int4, rows int4, "values" float8[], n int8, cap int4,
-    mechanism text, calibration text, epsilon float8, delta float8, rho float8, sigma float8, scale float8,
-    blur_sigma float8);
-COMMENT ON TYPE @extschema@.heatmap IS
-    'A gaze heatmap: values (float8[], rows x columns, row-major; cell (c, r) covers pixels [c*cell_size, '
-    '(c+1)*cell_size) x [r*cell_size, (r+1)*cell_size)) hold the capped count sum divided by n, plus how it was '
-    'made: mechanism (none for exact maps), calibration, epsilon, delta, rho (zCDP), sigma (Gaussian) or scale '
-    '(Laplace) of the noise per cell of values, blur_sigma in pixels. Privacy: as stated by its fields; '
-    'mechanism none means exact and NOT private.';
-COMMENT ON TYPE @extschema@.heatmap[] IS 'Array of heatmap. Privacy: as stated by each element''s fields.';
+-- The heatmap composite itself is in 20_budget.sql: the release store keeps maps in it.
 
 -- Specification and cost (validate, release nothing) -------------------------------------------------
 

@@ -50,7 +50,8 @@ COMMENT ON VIEW @extschema@.my_ledger IS
 CREATE VIEW @extschema@.my_releases WITH (security_barrier) AS
 SELECT r.ledger_id, r.stored_at, pg_catalog.pg_get_userbyid(r.role)::text AS role, r.dataset, r.mechanism,
        r.request ->> 'function' AS function, r.parameters::text AS parameters,
-       pg_catalog.jsonb_array_length(r.result) AS result_rows, r.served_once IS NOT NULL AS served_once
+       coalesce(pg_catalog.jsonb_array_length(r.result), 1) AS result_rows,  -- a stored heatmap is one row
+       r.served_once IS NOT NULL AS served_once
 FROM @extschema@.releases r
 WHERE pg_catalog.pg_has_role(r.role, 'MEMBER');
 COMMENT ON VIEW @extschema@.my_releases IS
@@ -60,7 +61,10 @@ COMMENT ON VIEW @extschema@.my_releases IS
 
 CREATE VIEW @extschema@.my_release_rows WITH (security_barrier) AS
 SELECT r.ledger_id, r.dataset, r.request ->> 'function' AS function, e.n::int4 AS row_number, e.row::text AS row
-FROM @extschema@.releases r, LATERAL pg_catalog.jsonb_array_elements(r.result) WITH ORDINALITY AS e(row, n)
+FROM @extschema@.releases r,
+     -- A stored heatmap is written as the JSON row it would have been stored as: {"value": map}.
+     LATERAL pg_catalog.jsonb_array_elements(coalesce(r.result, pg_catalog.jsonb_build_array(
+                 pg_catalog.jsonb_build_object('value', r.heatmap)))) WITH ORDINALITY AS e(row, n)
 WHERE pg_catalog.pg_has_role(r.role, 'MEMBER');
 COMMENT ON VIEW @extschema@.my_release_rows IS
     'Every row of the caller''s stored releases as JSON text, in the order the release function returned them. '
@@ -84,7 +88,9 @@ SELECT r.ledger_id, r.stored_at, r.dataset, (r.request #>> '{arguments,1}')::int
        h.cell_size, h.mechanism, h.epsilon, h.delta, h.sigma, h.scale, a.noise_sd, c.value - a.half_width AS ci_low,
        c.value + a.half_width AS ci_high
 FROM @extschema@.releases r,
-     LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.heatmap, r.result -> 0 -> 'value') h,
+     -- The stored map, read once per release rather than once per cell (a map stored as a JSON row is read
+     -- from it).
+     LATERAL pg_catalog.jsonb_populate_record(r.heatmap, coalesce(r.result -> 0 -> 'value', '{}')) h,
      LATERAL @extschema@.heatmap_accuracy(h, 0.95) a,
      LATERAL @extschema@.heatmap_cells(h) c
 WHERE r.request ->> 'function' = 'release_heatmap' AND pg_catalog.pg_has_role(r.role, 'MEMBER');

@@ -46,8 +46,8 @@ snapshot() {
                                 delta, rho) FROM gazepriv.ledger
         UNION ALL SELECT format('%s %s %s', dataset, mechanism, policy) FROM gazepriv.release_policies
         UNION ALL SELECT format('%s %s', dataset, fresh_for) FROM gazepriv.release_freshness
-        UNION ALL SELECT format('%s %s %s %s %s %s', ledger_id, role, stored_at, parameters, request, result)
-        FROM gazepriv.releases) s"
+        UNION ALL SELECT format('%s %s %s %s %s %s %s', ledger_id, role, stored_at, parameters, request, result,
+                                heatmap) FROM gazepriv.releases) s"
 }
 counts() {
     psql -d gaze -At -c "SELECT (SELECT count(*) FROM gazepriv.datasets), (SELECT count(*) FROM gazepriv.budgets),
@@ -81,8 +81,13 @@ echo "after:  $after_counts $after"
 out=$("$bin/psql" -X -At -U alice -d gaze -c "SELECT count(*) FROM public.gaze" 2>&1) && { echo "alice read raw rows"; exit 1; }
 grep -q "permission denied" <<<"$out" || { echo "unexpected: $out"; exit 1; }
 [ "$("$bin/psql" -X -At -U bob -d gaze -c "SELECT count(*) FROM gazepriv.my_releases")" = 1 ] || { echo "bob sees other releases"; exit 1; }
-# A repeat within the window is still served from the store, free; the ledger keeps counting.
+# A repeat within the window is still served from the store, free (the map bit for bit); the ledger keeps
+# counting.
 "$bin/psql" -X -At -U alice -d gaze -c "SELECT gazepriv.release_count('gaze', 0.5)" >/dev/null
+same=$("$bin/psql" -X -At -U alice -d gaze -c "SELECT (SELECT array_agg(float8send(v)) FROM unnest((h).values) v)
+    = (SELECT array_agg(float8send(value) ORDER BY y, x) FROM gazepriv.my_heatmap_cells)
+    FROM (SELECT gazepriv.release_heatmap('gaze', 1, gazepriv.heatmap_spec(640, 480, 1, cell_size => 32)) h) s")
+[ "$same" = t ] || { echo "the repeated heatmap differs from the restored one: $same"; exit 1; }
 [ "$(psql -d gaze -At -c "SELECT count(*) FROM gazepriv.ledger")" = 3 ] || { echo "a repeat was charged after the restore"; exit 1; }
 "$bin/psql" -X -At -U alice -d gaze -c "SELECT gazepriv.release_count('gaze', 0.75)" >/dev/null
 [ "$(psql -d gaze -At -c "SELECT max(id) FROM gazepriv.ledger")" = 4 ] || { echo "ledger sequence reset"; exit 1; }

@@ -13,7 +13,8 @@
 //     arguments as $1..$n (and the secret as $n+1): code in a registered view runs with its owner's rights;
 //  5. the release is stored (as the catalog's owner, table releases, with its ledger id and the call) and
 //     returned from the store, so that the caller, a repeat and every later reader of the my_* views read
-//     the same values.
+//     the same values. Results are kept as JSON rows, except a heatmap, kept as itself (column heatmap): a
+//     map of millions of floats took seconds to convert to JSON numbers and back.
 // Plain C-style code: everything here can raise PostgreSQL errors.
 #include "pg/boundary/guard.hpp"
 #include "pg/budget/budget.hpp"
@@ -72,7 +73,7 @@ struct ReleasePlan {
     Oid reader;
     const char* query;
     const char* served_once; // the policy under which it is served once, or nullptr
-    Datum stored;            // jsonb, when a served-once release exists
+    Datum stored;            // jsonb rows, when a served-once release exists
     Datum secret;            // bytea, or 0
 };
 
@@ -80,6 +81,13 @@ struct Function {
     const char* name;
     bool returns_set;
     Oid result_type;
+    bool returns_heatmap; // its one value is kept typed, in column heatmap of the store
+};
+
+// A release as the store keeps it: its rows (jsonb), or a heatmap; 0 for what it is not.
+struct Stored {
+    Datum rows;
+    Datum heatmap;
 };
 
 Function describe(FunctionCallInfo fcinfo, Arguments* args) {
@@ -87,7 +95,10 @@ Function describe(FunctionCallInfo fcinfo, Arguments* args) {
     if (!HeapTupleIsValid(proc))
         elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
     const auto* form = reinterpret_cast<Form_pg_proc>(GETSTRUCT(proc));
-    Function f{pstrdup(NameStr(form->proname)), form->proretset, form->prorettype};
+    Function f{pstrdup(NameStr(form->proname)), form->proretset, form->prorettype,
+               !form->proretset && form->prorettype == GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+                                                                       CStringGetDatum("heatmap"),
+                                                                       ObjectIdGetDatum(form->pronamespace))};
     args->count = form->pronargs;
     args->types = static_cast<Oid*>(palloc(sizeof(Oid) * (args->count + 2)));
     args->values = static_cast<Datum*>(palloc(sizeof(Datum) * (args->count + 2)));
@@ -227,8 +238,8 @@ Datum request_of(const Function& f, const Arguments& args) {
                         "describing the release call failed", &isnull);
 }
 
-// Step 3: the caller's stored release of the same call within the freshness window, or 0.
-Datum repeat(const ReleasePlan& plan, Oid caller, Datum request) {
+// Step 3: the caller's stored release of the same call within the freshness window, or nothing.
+Stored repeat(const ReleasePlan& plan, Oid caller, Datum request) {
     Oid types[5] = {REGROLEOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID};
     Datum values[5] = {
         ObjectIdGetDatum(caller), CStringGetTextDatum(plan.charge.dataset),
@@ -236,17 +247,29 @@ Datum repeat(const ReleasePlan& plan, Oid caller, Datum request) {
         CStringGetTextDatum(plan.charge.parameters_json != nullptr ? plan.charge.parameters_json : "{}"),
         request};
     const char* query =
-        psprintf("SELECT %s._repeat_release($1, $2, $3, $4::jsonb, $5)", pg::catalog_schema());
+        psprintf("SELECT r.result, r.heatmap FROM %s._repeat_release($1, $2, $3, $4::jsonb, $5) r",
+                 pg::catalog_schema());
+    const pg::RoleSwitch saved = pg::switch_role(pg::catalog_owner());
     // Not read-only: a fresh snapshot sees the release stored by an earlier call of the same statement.
-    bool isnull;
-    return one_value_as(pg::catalog_owner(), query, 5, types, values, nullptr, false,
-                        "looking up a stored release failed", &isnull);
+    if (SPI_execute_with_args(query, 5, types, values, nullptr, false, 0) != SPI_OK_SELECT ||
+        SPI_processed > 1)
+        elog(ERROR, "looking up a stored release failed");
+    Stored stored{};
+    if (SPI_processed == 1) {
+        bool isnull;
+        stored.rows = column(1, &isnull);
+        stored.heatmap = column(2, &isnull);
+    }
+    pg::restore_role(saved);
+    return stored;
 }
 
-// Step 4: the release's rows as one jsonb array of objects (a function of one value: [{"value": ...}]).
-Datum run_release(const Function& f, const ReleasePlan& plan, const Arguments& args) {
+// Step 4: the release's rows as one jsonb array of objects (a function of one value: [{"value": ...}]), or
+// its heatmap.
+Stored run_release(const Function& f, const ReleasePlan& plan, const Arguments& args) {
     const char* query =
-        f.returns_set
+        f.returns_heatmap ? psprintf("SELECT r.v FROM (%s) r(v)", plan.query)
+        : f.returns_set
             ? psprintf("SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(r)), '[]') FROM (%s) r",
                        plan.query)
             : psprintf(
@@ -254,29 +277,39 @@ Datum run_release(const Function& f, const ReleasePlan& plan, const Arguments& a
                   "FROM (%s) r(v)",
                   plan.query);
     bool isnull;
-    return one_value_as(plan.reader, query, args.count + 1, args.types, args.values, args.nulls, false,
-                        "the release query did not run", &isnull);
+    const Datum value = one_value_as(plan.reader, query, args.count + 1, args.types, args.values, args.nulls,
+                                     false, "the release query did not run", &isnull);
+    if (f.returns_heatmap && isnull)
+        elog(ERROR, "the release query returned no heatmap");
+    return f.returns_heatmap ? Stored{0, value} : Stored{value, 0};
 }
 
 // Step 5: stores a release and returns what is stored (for a served-once release, a concurrent first
-// request may have stored the identical release before).
-Datum store(const ReleasePlan& plan, Oid caller, std::int64_t ledger_id, Datum rows, Datum request) {
-    Oid types[8] = {INT8OID, TEXTOID, TEXTOID, REGROLEOID, TEXTOID, JSONBOID, TEXTOID, JSONBOID};
-    Datum values[8] = {
+// request may have stored the identical release before; a heatmap, never served once, is stored as given
+// and not copied back).
+Stored store(const ReleasePlan& plan, const Function& f, Oid caller, std::int64_t ledger_id,
+             const Stored& release, Datum request) {
+    Oid types[9] = {INT8OID,  TEXTOID, TEXTOID,  REGROLEOID,   TEXTOID,
+                    JSONBOID, TEXTOID, JSONBOID, f.result_type};
+    Datum values[9] = {
         Int64GetDatum(ledger_id),
         CStringGetTextDatum(plan.charge.dataset),
         plan.served_once != nullptr ? CStringGetTextDatum(plan.served_once) : 0,
         ObjectIdGetDatum(caller),
         CStringGetTextDatum(plan.charge.parameters_json != nullptr ? plan.charge.parameters_json : "{}"),
-        rows,
+        release.rows,
         CStringGetTextDatum(plan.charge.mechanism),
-        request};
-    const char nulls[9] = {' ', ' ', plan.served_once != nullptr ? ' ' : 'n', ' ', ' ', ' ', ' ', ' ', '\0'};
-    const char* query =
-        psprintf("SELECT %s._store_release($1, $2, $3, $4, $5::jsonb, $6, $7, $8)", pg::catalog_schema());
+        request,
+        release.heatmap};
+    const char nulls[10] = {
+        ' ', ' ', plan.served_once != nullptr ? ' ' : 'n', ' ', ' ', release.rows != 0 ? ' ' : 'n',
+        ' ', ' ', release.heatmap != 0 ? ' ' : 'n',        '\0'};
+    const char* query = psprintf("SELECT %s._store_release($1, $2, $3, $4, $5::jsonb, $6, $7, $8%s)",
+                                 pg::catalog_schema(), f.returns_heatmap ? ", $9" : "");
     bool isnull;
-    return one_value_as(pg::catalog_owner(), query, 8, types, values, nulls, false,
-                        "storing the release failed", &isnull);
+    const Datum rows = one_value_as(pg::catalog_owner(), query, f.returns_heatmap ? 9 : 8, types, values,
+                                    nulls, false, "storing the release failed", &isnull);
+    return f.returns_heatmap ? release : Stored{rows, 0};
 }
 
 // The stored rows as the function's result rows (read as the caller, with the settings pinned).
@@ -328,21 +361,25 @@ GAZEPRIV_FUNCTION(analyst_release) {
     const ReleasePlan plan = make_plan(f, caller, args);
     const Datum request = request_of(f, args);
     add_secret(&args, plan.secret);
-    Datum rows = plan.served_once != nullptr ? plan.stored : repeat(plan, caller, request);
-    if (rows == 0) {
+    Stored stored = plan.served_once != nullptr ? Stored{plan.stored, 0} : repeat(plan, caller, request);
+    if (stored.rows == 0 && stored.heatmap == 0) {
         const std::int64_t ledger_id = pg::charge_budget(plan.charge, caller);
-        rows = store(plan, caller, ledger_id, run_release(f, plan, args), request);
+        stored = store(plan, f, caller, ledger_id, run_release(f, plan, args), request);
     }
     Datum result = 0;
     bool isnull = true;
     if (f.returns_set)
-        emit_stored(fcinfo, rows);
-    else
-        result = emit_stored_value(f, rows, &isnull);
+        emit_stored(fcinfo, stored.rows);
+    else if (stored.heatmap != 0) {
+        result = stored.heatmap;
+        isnull = false;
+    } else
+        result = emit_stored_value(f, stored.rows, &isnull); // also a map stored as JSON rows
     SPI_finish();
     if (f.returns_set)
         return static_cast<Datum>(0);
     if (isnull)
         PG_RETURN_NULL();
-    return result;
+    // A repeat's map may still be a pointer into the store's TOAST table: the caller gets the value itself.
+    return f.returns_heatmap ? PointerGetDatum(PG_DETOAST_DATUM(result)) : result;
 }
