@@ -366,14 +366,18 @@ GAZEPRIV_FUNCTION(analyst_release) {
         const std::int64_t ledger_id = pg::charge_budget(plan.charge, caller);
         stored = store(plan, f, caller, ledger_id, run_release(f, plan, args), request);
     }
+    const bool stored_map = f.returns_heatmap && stored.heatmap != 0;
+    if (!stored_map && stored.rows == 0) // a row written around the release functions
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("the stored release is not a result of %s", f.name)));
     Datum result = 0;
     bool isnull = true;
-    if (f.returns_set)
-        emit_stored(fcinfo, stored.rows);
-    else if (stored.heatmap != 0) {
+    if (stored_map) {
         result = stored.heatmap;
         isnull = false;
-    } else
+    } else if (f.returns_set)
+        emit_stored(fcinfo, stored.rows);
+    else
         result = emit_stored_value(f, stored.rows, &isnull); // also a map stored as JSON rows
     SPI_finish();
     if (f.returns_set)
