@@ -48,6 +48,22 @@ double normal_quantile(double p) {
     return (lo + hi) / 2;
 }
 
+double planar_laplace_radius_quantile(double confidence) {
+    require_confidence(confidence);
+    // Bisection on the tail (1 + z) e^-z, decreasing for z > 0 and computed to a few ulps; the upper end is
+    // returned, with room (2^-40 relative, against an error below 1e-14 in z) for the tail's rounding.
+    const double tail = 1 - confidence;
+    double lo = 0, hi = 800;
+    for (int i = 0; i < 200 && hi - lo > 0; ++i) {
+        const double mid = (lo + hi) / 2;
+        if ((1 + mid) * std::exp(-mid) > tail)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi * (1 + 0x1.0p-40);
+}
+
 Accuracy noise_accuracy(NoiseKind kind, double scale, double confidence) {
     require_positive("scale", scale);
     require_confidence(confidence);

@@ -37,4 +37,9 @@ double epsilon_for_accuracy(NoiseKind kind, double sensitivity, double half_widt
 // The standard normal quantile Phi^-1(p), p in (0, 1).
 double normal_quantile(double p);
 
+// The distance, in units of the noise scale 1/epsilon, within which a planar Laplace displacement lies with
+// the given confidence: the confidence quantile of its radius, Gamma(2, 1), i.e. the z solving
+// (1 + z) e^-z = 1 - confidence (4.7439 for 0.95), rounded up so that P(radius <= z) >= confidence.
+double planar_laplace_radius_quantile(double confidence);
+
 } // namespace gazepriv::core

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/noise/accuracy.hpp"
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/noise/noise.hpp"
 
@@ -61,6 +62,23 @@ PlanarPoint LatticePlanarLaplace::release(double x, double y, Rng& rng) const {
     const auto at_y =
         static_cast<std::int64_t>(std::nearbyint(std::clamp(y / lattice_, -kClampUnits, kClampUnits)));
     return {static_cast<double>(at_x + noise_x) * lattice_, static_cast<double>(at_y + noise_y) * lattice_};
+}
+
+// The released point is lattice (round(x / lattice) + round(n / lattice)) with n the computed noise vector,
+// so it is at most |n| + 2 (lattice / sqrt 2) = |n| + sqrt(2) lattice from (x, y): each rounding moves a
+// coordinate by at most half a step. |n| <= rho (1 + 2^-50): cos and sin within an ulp, the products within
+// another. Each half of rho is grid floor((t/s) E) <= grid (t/s) E with E ~ Exp(1) and grid (t/s) the
+// sampler's mean, at most 1/epsilon_noise (1 + 2^-47) (FastGridExponential inflates mean/grid by 2^-48;
+// 1/epsilon_noise and that product round by 2^-53 each; rejecting draws above 2^62 only shortens the
+// tail); the sum of the halves rounds by 2^-53 more. So |n| <= (E1 + E2)/epsilon_noise
+// (1 + 2^-46), and P(E1 + E2 <= z) >= confidence for z the Gamma(2) quantile: the factor 1 + 2^-40 covers
+// all of these relative errors and this function's own rounding.
+double LatticePlanarLaplace::accuracy_radius_at_quantile(double z) const {
+    return (z / epsilon_noise_ + M_SQRT2 * lattice_) * (1 + 0x1.0p-40);
+}
+
+double LatticePlanarLaplace::accuracy_radius(double confidence) const {
+    return accuracy_radius_at_quantile(planar_laplace_radius_quantile(confidence));
 }
 
 } // namespace gazepriv::core

@@ -59,6 +59,15 @@ public:
     // x0 + noise, on the lattice. x and y must be finite.
     PlanarPoint release(double x, double y, Rng& rng) const;
 
+    // The accuracy of release(): a distance within which the released point lies from the input (x, y)
+    // with probability at least `confidence`, for inputs within 2^52 lattice steps (over 2^35 noise
+    // scales) of the origin, which are neither clamped nor rounded on the way back to a double. From the
+    // mechanism's parameters alone. See accuracy_radius in the .cpp for the derivation.
+    double accuracy_radius(double confidence) const;
+    // The same for a precomputed z = planar_laplace_radius_quantile(confidence) (accuracy.hpp), which
+    // costs a bisection.
+    double accuracy_radius_at_quantile(double z) const;
+
 private:
     LatticePlanarLaplace(double lattice, double epsilon_noise, double deduction)
         : lattice_(lattice), epsilon_noise_(epsilon_noise), deduction_(deduction),

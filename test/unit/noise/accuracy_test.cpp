@@ -88,3 +88,14 @@ TEST(Accuracy, RefusesBadArguments) {
     EXPECT_THROW(parse_noise_kind("cauchy"), InvalidArgument);
     EXPECT_EQ(noise_accuracy(NoiseKind::DiscreteLaplace, 5e-324, 0.95).half_width, 0); // no noise at all
 }
+
+TEST(Accuracy, PlanarLaplaceRadiusQuantileSolvesTheGammaTwoTail) {
+    const double z = planar_laplace_radius_quantile(0.95);
+    EXPECT_NEAR(z, 4.743864518, 1e-8);
+    EXPECT_LE((1 + z) * std::exp(-z), 0.05); // rounded up: the confidence holds
+    const double below = z * (1 - 1e-9);
+    EXPECT_GT((1 + below) * std::exp(-below), 0.05); // and not by more than the rounding room
+    EXPECT_NEAR(planar_laplace_radius_quantile(0.5), 1.678346990, 1e-8);
+    EXPECT_THROW(planar_laplace_radius_quantile(1), InvalidArgument);
+    EXPECT_THROW(planar_laplace_radius_quantile(NAN), InvalidArgument);
+}

@@ -70,3 +70,28 @@ TEST(LatticePlanarLaplace, HugeBudgetsReleaseTheLatticePointOfTheInput) {
     EXPECT_NEAR(q.x / std::ldexp(m->lattice(), 62), 1.0, 1e-9);
     EXPECT_NEAR(q.y / std::ldexp(m->lattice(), 62), -1.0, 1e-9);
 }
+
+TEST(LatticePlanarLaplace, AccuracyRadiusHoldsAndIsTight) {
+    // From a tiny budget (lattice and exponential grids coarse in absolute terms) to a huge one; inputs
+    // off the lattice so that rounding the input counts too.
+    for (const auto& [r, epsilon] :
+         std::vector<std::pair<double, double>>{{1.0, 1e-4}, {0.05, 0.25}, {1.0, 1e9}}) {
+        const auto m = LatticePlanarLaplace::for_budget(r, epsilon);
+        ASSERT_TRUE(m.has_value());
+        const double radius = m->accuracy_radius(0.95);
+        EXPECT_NEAR(radius * m->epsilon_noise(), 4.743864518, 1e-3);
+        Rng rng(53, 0);
+        const int n = 100000;
+        int within = 0;
+        std::vector<double> ratio(n);
+        for (int i = 0; i < n; ++i) {
+            const double x0 = 3.3 + rng.uniform01() * m->lattice(), y0 = -1.7;
+            const PlanarPoint p = m->release(x0, y0, rng);
+            ratio[i] = std::hypot(p.x - x0, p.y - y0) / radius;
+            within += ratio[i] <= 1;
+        }
+        const double se = std::sqrt(0.95 * 0.05 / n);
+        EXPECT_GT(within / double(n), 0.95 - 4 * se) << epsilon;
+        EXPECT_LT(within / double(n), 0.95 + 4 * se) << epsilon;
+    }
+}
