@@ -26,6 +26,14 @@ FROM gazepriv.release_kaleido('gaze', 'p3', epsilon => 1);
 -- Both streams are in the release store, one row per sample.
 SELECT count(DISTINCT ledger_id) AS streams, count(*) AS samples, bool_and(participant = 'p3') AS of_p3
 FROM gazepriv.my_kaleido_points;
+-- Each stored point keeps its accuracy: the first release of a stream (epsilon_pub = (1 - 1/2) / 2 = 0.25, r = 20)
+-- has the noise_radius 4.7439 r / 0.25 = 379.5 (95 %; 379.6 with the lattice's deduction from epsilon_pub); repeats
+-- carry the radius of the point they repeat.
+SELECT round(min(noise_radius) FILTER (WHERE published AND t_ms = first_t)::numeric, 1) AS first_radius,
+       bool_and((noise_radius IS NULL) = (x IS NULL)) AS radius_exactly_when_a_point,
+       count(*) FILTER (WHERE published AND noise_radius > 0) > 0 AS published_rows_have_one
+FROM (SELECT *, min(t_ms) FILTER (WHERE published) OVER (PARTITION BY ledger_id) AS first_t
+      FROM gazepriv.my_kaleido_points) p;
 SELECT gazepriv_test.error_of(q) FROM unnest(ARRAY[
     $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 0)$$,
     $$SELECT * FROM gazepriv.release_kaleido('gaze', 'p3', 1, 1, 20)$$,

@@ -31,7 +31,7 @@ SELECT k.* FROM (SELECT array_agg(t_ms ORDER BY t_ms) t, array_agg(x ORDER BY t_
                  FROM hoppe WHERE participant = '0') s,
                gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, t_skip => 50, max_tests => 20) k;
 SELECT (SELECT count(*) FROM gaze_released) AS live_rows, (SELECT count(*) FROM batch) AS batch_rows,
-       (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent FROM gaze_released
+       (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent, noise_radius FROM gaze_released
                               EXCEPT SELECT * FROM batch) d) AS rows_that_differ,
        (SELECT count(*) FILTER (WHERE published) FROM batch) > 100 AS many_releases;
 SELECT stream, samples, releases = (SELECT count(*) FILTER (WHERE published) FROM batch) AS releases_counted,
@@ -86,6 +86,19 @@ windows AS (SELECT participant, sum(epsilon_spent) OVER w AS spent FROM r
             WINDOW w AS (PARTITION BY participant ORDER BY i ROWS BETWEEN 59 PRECEDING AND CURRENT ROW))
 SELECT participant, count(*) AS samples, bool_and(spent <= 1) AS every_window_within_epsilon FROM windows
 GROUP BY participant ORDER BY participant;
+
+-- Each published row carries kaleido()'s noise_radius (NULL exactly when there is no point yet; repeats keep
+-- the radius of the point they repeat). A published table made without the column keeps working.
+SELECT bool_and((noise_radius IS NULL) = (x IS NULL)) AS radius_exactly_when_a_point,
+       bool_and(noise_radius > 0) FILTER (WHERE published) AS published_rows_have_one
+FROM gaze_released;
+CREATE TABLE no_radius (participant text, t_ms float8, x float8, y float8);
+CREATE TABLE no_radius_released (participant text NOT NULL, t_ms float8 NOT NULL, x float8, y float8,
+                                 published boolean NOT NULL, action text NOT NULL, epsilon_spent float8 NOT NULL);
+SELECT gazepriv.kaleido_attach('no_radius', 'no_radius_released', 'participant', epsilon => 1, w => 60, r => 0.05);
+INSERT INTO no_radius VALUES ('a', 0, 0.5, 0.5), ('a', 100, 0.9, 0.1);
+SELECT count(*) AS released_without_the_column FROM no_radius_released;
+DROP TABLE no_radius, no_radius_released;
 
 -- Other parameters for a running stream fail closed until the stream is reset by the table's owner.
 DROP TRIGGER kaleido_publish ON gaze;

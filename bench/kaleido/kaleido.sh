@@ -143,7 +143,7 @@ released AS (
                                                    l_thresh => 3 * p.r, t_skip => 1000.0 / p.max_tests,
                                                    max_tests => p.max_tests),
                                   unnest(s.x), unnest(s.y))
-                       AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y)
+                       AS k(t_ms, x, y, published, action, epsilon_spent, noise_radius, raw_x, raw_y)
     WHERE k.raw_x IS NOT NULL AND k.raw_y IS NOT NULL AND k.x IS NOT NULL)
 SELECT data, epsilon, r, max_tests,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY displacement)::numeric, 3) AS median_displacement,

@@ -238,7 +238,7 @@ Counts run_secure(const KaleidoPlan& plan, const std::vector<Stream>& data, Rng&
         std::vector<KaleidoAction> act(n);
         kaleido_stream_init(plan, block.data());
         kaleido_run(plan, block.data(), n, s.t.data(), s.x.data(), s.y.data(), ox.data(), oy.data(),
-                    act.data(), spent.data(), rng, CancelCheck());
+                    act.data(), spent.data(), nullptr, rng, CancelCheck());
         sink = ox[n / 2];
         c.n += n;
         if (!check)

@@ -18,14 +18,18 @@ CREATE FUNCTION @extschema@.kaleido(t_ms float8[], x float8[], y float8[], epsil
                                     l_thresh float8 DEFAULT NULL, t_skip float8 DEFAULT NULL, h float8 DEFAULT 2,
                                     max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
                                     dataset text DEFAULT NULL)
-    RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
+    RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8,
+                   noise_radius float8)
     AS 'MODULE_PATHNAME', 'gazepriv_kaleido' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
 COMMENT ON FUNCTION @extschema@.kaleido(float8[], float8[], float8[], float8, integer, float8, float8, float8,
                                         float8, integer, box, text) IS
     'Releases one stream of gaze samples (t_ms[], x[], y[] in time order, e.g. array_agg(... ORDER BY t_ms) '
     'per participant) with Kaleido: one row per sample with the released point, whether it is a new release '
     '(published) or a repeat of the last one (action: published, reused, skipped, capped, exhausted, '
-    'missing), and the budget spent at that sample. w counts samples; t_skip is in the unit of t_ms (ms); '
+    'missing), the budget spent at that sample, and noise_radius: the released point lies within noise_radius '
+    'of the true position at the sample that published it (this one, or the earlier one a repeat shows) with '
+    'probability at least 95 %, about 4.74 r / epsilon_pub (NULL before the first release; with clamp_to, for '
+    'true positions inside the box). w counts samples; t_skip is in the unit of t_ms (ms); '
     'r and l_thresh are in the unit of x and y. Defaults from the stream''s own rate, dt the median interval of t_ms '
     '(public under the relation below): t_skip (NULL) is the supplement''s 50 ms as the nearest whole number k >= 1 '
     'of intervals, less half an interval, (k - 1/2) dt (a test every k-th sample, robust to jitter below half an '
@@ -161,7 +165,8 @@ BEGIN
     END IF;
     IF published_oid IS NULL THEN
         EXECUTE pg_catalog.format('CREATE TABLE %s (%I %s NOT NULL, %I float8 NOT NULL, %I float8, %I float8, '
-                                  'published boolean NOT NULL, action text NOT NULL, epsilon_spent float8 NOT NULL)',
+                                  'published boolean NOT NULL, action text NOT NULL, epsilon_spent float8 NOT NULL, '
+                                  'noise_radius float8)',
                                   qualified, stream_column, stream_type, t_column, x_column, y_column);
         published_oid := pg_catalog.to_regclass(qualified);
         EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', qualified,
@@ -190,7 +195,8 @@ END $$;
 COMMENT ON FUNCTION @extschema@.kaleido_attach(regclass, text, name, float8, integer, float8, float8, float8,
                                                float8, integer, box, name, name, name, text, float8) IS
     'Turns an insert-only table of gaze samples into a live Kaleido feed: validates the parameters, creates '
-    'the published table if it does not exist (stream, t_ms, x, y, published, action, epsilon_spent; an '
+    'the published table if it does not exist (stream, t_ms, x, y, published, action, epsilon_spent, noise_radius '
+    'as in kaleido(); an existing table needs all but noise_radius, which is written when present; an '
     'unqualified name is created in the schema of source) and '
     'the statement-level kaleido_publish trigger on source. The trigger writes the published table as the '
     'owner of source: grant devices INSERT on source only, and other roles SELECT on the published table only. '
@@ -209,7 +215,8 @@ CREATE FUNCTION @extschema@.release_kaleido(dataset text, participant text, epsi
                                             t_skip float8 DEFAULT NULL, h float8 DEFAULT NULL,
                                             max_tests integer DEFAULT NULL, clamp_to box DEFAULT NULL,
                                             stimulus bigint DEFAULT NULL)
-    RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8)
+    RETURNS TABLE (t_ms float8, x float8, y float8, published boolean, action text, epsilon_spent float8,
+                   noise_radius float8)
     AS 'MODULE_PATHNAME', 'gazepriv_analyst_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 10000;
 COMMENT ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8, integer,
                                                 box, bigint) IS
@@ -217,7 +224,8 @@ COMMENT ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, flo
     'optionally one stimulus), privatised by kaleido() with epsilon per window and the w, r, l_thresh, t_skip, h '
     'and max_tests of the dataset''s kaleido release policy (passing them is allowed only with the policy''s '
     'values; 42501 otherwise); clamp_to is post-processing. An unknown participant is an empty stream, charged '
-    'alike (timestamps, and so a stream''s length, are public under Kaleido''s guarantee). Privacy: w-event '
+    'alike (timestamps, and so a stream''s length, are public under Kaleido''s guarantee). Each row carries '
+    'kaleido()''s noise_radius (95 % accuracy of the point it shows). Privacy: w-event '
     'geo-indistinguishability with epsilon per window of w samples and radius r; charges epsilon (guarantee kind '
     'w-event) to the w-event budget of the role whose privileges run the call, before the data is read as its owner.';
 REVOKE ALL ON FUNCTION @extschema@.release_kaleido(text, text, float8, integer, float8, float8, float8, float8,

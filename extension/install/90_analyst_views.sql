@@ -124,13 +124,15 @@ COMMENT ON VIEW @extschema@.my_series_points IS
 
 CREATE VIEW @extschema@.my_kaleido_points WITH (security_barrier) AS
 SELECT r.ledger_id, r.stored_at, r.dataset, r.request #>> '{arguments,1}' AS participant, e.t_ms, e.x, e.y,
-       e.published, e.action, e.epsilon_spent
+       e.published, e.action, e.epsilon_spent, e.noise_radius
 FROM @extschema@.releases r,
      LATERAL pg_catalog.jsonb_to_recordset(r.result) AS e(t_ms float8, x float8, y float8, published boolean,
-                                                          action text, epsilon_spent float8)
+                                                          action text, epsilon_spent float8, noise_radius float8)
 WHERE r.request ->> 'function' = 'release_kaleido' AND pg_catalog.pg_has_role(r.role, 'MEMBER');
 COMMENT ON VIEW @extschema@.my_kaleido_points IS
-    'The points of the caller''s stored release_kaleido streams. Privacy: released values only; free to read.';
+    'The points of the caller''s stored release_kaleido streams, each with its noise_radius (the released point '
+    'lies within it of the true position at its publishing sample with probability >= 95 %; NULL in streams '
+    'stored before it existed). Privacy: released values only; free to read.';
 
 REVOKE ALL ON @extschema@.my_datasets, @extschema@.my_release_policies, @extschema@.my_budgets, @extschema@.my_ledger,
               @extschema@.my_releases, @extschema@.my_release_rows, @extschema@.my_released_counts,

@@ -569,7 +569,7 @@ std::vector<StreamOutput> run_kaleido(const KaleidoPlan& plan, const StreamPair&
     std::vector<std::max_align_t> block(kaleido_stream_bytes(plan) / sizeof(std::max_align_t) + 1);
     kaleido_stream_init(plan, block.data());
     kaleido_run(plan, block.data(), n, s.t.data(), x.data(), y.data(), ox.data(), oy.data(), action.data(),
-                spent.data(), rng(), CancelCheck());
+                spent.data(), nullptr, rng(), CancelCheck());
     std::vector<StreamOutput> out(n);
     for (std::size_t i = 0; i < n; ++i)
         out[i] = {ox[i], oy[i],

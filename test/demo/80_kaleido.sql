@@ -31,7 +31,7 @@ SELECT epsilon AS epsilon_per_second, max_tests, round(avg(published::int), 3) A
 FROM (VALUES (2.0), (5.0), (20.0)) e(epsilon), (VALUES (2), (20)) m(max_tests), demo_streams s,
      ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, epsilon, 300, 40, l_thresh => 120, t_skip => 1000.0 / max_tests,
                                  max_tests => max_tests, clamp_to => box '((0,0),(1280,1024))'),
-                unnest(s.x), unnest(s.y)) AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y)
+                unnest(s.x), unnest(s.y)) AS k(t_ms, x, y, published, action, epsilon_spent, noise_radius, raw_x, raw_y)
 WHERE k.raw_x IS NOT NULL
 GROUP BY epsilon, max_tests ORDER BY epsilon, max_tests;
 \echo 'Many tests per window hurt: each test spends epsilon/(h max_tests), so its Laplace(r/epsilon_test)'
@@ -47,7 +47,7 @@ SELECT s.participant, row_number() OVER (PARTITION BY s.participant ORDER BY k.t
 FROM demo_streams s,
      ROWS FROM (gazepriv.kaleido(s.t, s.x, s.y, epsilon => 20, w => 300, r => 40, l_thresh => 120, t_skip => 500,
                                  max_tests => 2, clamp_to => box '((0,0),(1280,1024))'),
-                unnest(s.x), unnest(s.y)) AS k(t_ms, x, y, published, action, epsilon_spent, raw_x, raw_y)
+                unnest(s.x), unnest(s.y)) AS k(t_ms, x, y, published, action, epsilon_spent, noise_radius, raw_x, raw_y)
 WHERE s.participant = '00';
 SELECT t_ms, raw_x, raw_y, round(x) AS released_x, round(y) AS released_y, action,
        round(epsilon_spent::numeric, 4) AS epsilon_spent

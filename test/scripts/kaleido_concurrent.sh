@@ -49,9 +49,9 @@ CREATE TEMP TABLE batch1 AS SELECT k.* FROM (SELECT array_agg(t_ms ORDER BY i) t
 SET gazepriv.seed = 202;
 CREATE TEMP TABLE batch2 AS SELECT k.* FROM (SELECT array_agg(t_ms ORDER BY i) t, array_agg(x ORDER BY i) x,
     array_agg(y ORDER BY i) y FROM path WHERE p = 2) s, gazepriv.kaleido(s.t, s.x, s.y, 1, 60, 0.05, t_skip => 50, max_tests => 20) k;
-SELECT (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent FROM gaze_released
+SELECT (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent, noise_radius FROM gaze_released
                               WHERE participant = 'p1' EXCEPT TABLE batch1) d)
-     + (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent FROM gaze_released
+     + (SELECT count(*) FROM (SELECT t_ms, x, y, published, action, epsilon_spent, noise_radius FROM gaze_released
                               WHERE participant = 'p2' EXCEPT TABLE batch2) d) AS differ,
        (SELECT string_agg(stream || ':' || samples, ' ' ORDER BY stream) FROM gazepriv.kaleido_streams) AS samples,
        (SELECT bool_and(spent <= 1) FROM (SELECT sum(epsilon_spent) OVER (PARTITION BY participant ORDER BY t_ms

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/common/errors.hpp"
+#include "core/noise/accuracy.hpp"
 #include "core/noise/fast_exact_noise.hpp"
 #include "core/common/json.hpp"
 #include "core/noise/lattice_planar_laplace.hpp"
@@ -19,7 +20,7 @@ namespace gazepriv::core {
 
 namespace {
 
-constexpr std::uint32_t kStateVersion = 1;
+constexpr std::uint32_t kStateVersion = 2; // 2: the last release's noise_radius
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 // Publication budget: 2^62 units are the whole publication share; 2^22 of them are never spent, so
 // that reported spending stays below epsilon even after floating-point summation.
@@ -193,7 +194,8 @@ KaleidoPlan::KaleidoPlan(const KaleidoParams& params)
       epsilon_publications_(remainder_down(params.epsilon, params.epsilon / params.h)),
       unit_(std::ldexp(epsilon_publications_, -62)), units_per_window_(kUnitsPerShare - kUnitsMargin),
       distance_cap_(params.l_thresh + kDistanceCapScales * params.r / epsilon_test_),
-      test_noise_(test_mechanism(params.r, distance_cap_, epsilon_test_)) {
+      test_noise_(test_mechanism(params.r, distance_cap_, epsilon_test_)),
+      radius_quantile_(planar_laplace_radius_quantile(kKaleidoRadiusConfidence)) {
     if (!(distance_cap_ / test_noise_.grid() < 0x1.0p90))
         throw InvalidArgument("l_thresh = " + format_number(params.l_thresh) +
                               " is too large for the test noise scale " +
@@ -255,7 +257,7 @@ void kaleido_stream_init(const KaleidoPlan& plan, void* block) {
     std::memset(h, 0, sizeof *h);
     h->version = kStateVersion;
     h->capacity = static_cast<std::uint32_t>(plan.params().max_tests + 1);
-    h->last_t = h->test_t = h->release_x = h->release_y = kNan;
+    h->last_t = h->test_t = h->release_x = h->release_y = h->release_radius = kNan;
 }
 
 std::size_t kaleido_stream_serialized_size(const void* block) {
@@ -298,6 +300,7 @@ void kaleido_stream_deserialize(const KaleidoPlan& plan, const unsigned char* by
     const bool released = h.published > 0;
     if (h.published > h.samples || released != std::isfinite(h.release_x) ||
         released != std::isfinite(h.release_y) || released != std::isfinite(h.test_t) ||
+        released != (h.release_radius > 0 && std::isfinite(h.release_radius)) ||
         (h.samples > 0) != std::isfinite(h.last_t))
         throw CorruptData("kaleido stream state is inconsistent (samples, releases or times)");
     std::memcpy(block, &h, sizeof h);
@@ -358,7 +361,7 @@ inline KaleidoOutput step(const KaleidoPlan& plan, KaleidoStreamHeader* h, const
         --h->pubs_size;
     }
 
-    KaleidoOutput out{h->release_x, h->release_y, KaleidoAction::Missing, 0.0};
+    KaleidoOutput out{h->release_x, h->release_y, KaleidoAction::Missing, 0.0, h->release_radius};
     if (!std::isfinite(x) || !std::isfinite(y))
         return out;
     const bool first = h->published == 0;
@@ -397,6 +400,7 @@ inline KaleidoOutput step(const KaleidoPlan& plan, KaleidoStreamHeader* h, const
         h->test_t = t;
     h->release_x = released.x;
     h->release_y = released.y;
+    h->release_radius = mechanism->accuracy_radius_at_quantile(plan.radius_quantile());
     ++h->published;
     std::uint32_t at = h->pubs_head + h->pubs_size;
     at = at >= h->capacity ? at - h->capacity : at;
@@ -408,6 +412,7 @@ inline KaleidoOutput step(const KaleidoPlan& plan, KaleidoStreamHeader* h, const
     out.y = released.y;
     out.action = KaleidoAction::Published;
     out.epsilon_spent += epsilon_pub;
+    out.noise_radius = h->release_radius;
     return out;
 }
 
@@ -419,7 +424,7 @@ KaleidoOutput kaleido_step(const KaleidoPlan& plan, void* block, double t, doubl
 
 void kaleido_run(const KaleidoPlan& plan, void* block, std::size_t n, const double* t, const double* x,
                  const double* y, double* out_x, double* out_y, KaleidoAction* out_action, double* out_spent,
-                 Rng& rng, const CancelCheck& cancel) {
+                 double* out_radius, Rng& rng, const CancelCheck& cancel) {
     KaleidoStreamHeader* h = header(block);
     const Rings ring = rings(block);
     for (std::size_t k = 0; k < n; ++k) {
@@ -433,6 +438,8 @@ void kaleido_run(const KaleidoPlan& plan, void* block, std::size_t n, const doub
             out_action[k] = o.action;
         if (out_spent != nullptr)
             out_spent[k] = o.epsilon_spent;
+        if (out_radius != nullptr)
+            out_radius[k] = o.noise_radius;
     }
 }
 

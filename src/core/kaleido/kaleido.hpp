@@ -25,6 +25,10 @@
 // <= epsilon. Publication budgets are kept as integers (units of 2^-62 of the publication share) so
 // that the sliding sums never drift; a margin of 2^-40 keeps even a floating-point sum of the reported
 // spending below epsilon.
+// Accuracy: every output carries the noise_radius of the point it shows, the distance within which a
+// publication lies from the true position at its sample with probability >= 95 %
+// (LatticePlanarLaplace::accuracy_radius, about 4.74 r / epsilon_pub). It is a function of the parameters
+// and of which samples published (the actions), both public, so it is post-processing of the release.
 #pragma once
 
 #include <cstddef>
@@ -99,6 +103,9 @@ std::string kaleido_parameters_text(const KaleidoParams& params);
 // stream (w-event, r-geo-indistinguishable), delta 0.
 ReleaseCost kaleido_cost(const KaleidoParams& params);
 
+// The confidence of every output's noise_radius.
+constexpr double kKaleidoRadiusConfidence = 0.95;
+
 enum class KaleidoAction : std::uint8_t { Published, Reused, Skipped, Capped, Exhausted, Missing };
 const char* to_string(KaleidoAction action);
 
@@ -116,6 +123,8 @@ public:
     // The budget of a release when the previous w - 1 samples published nothing.
     double first_publication() const;
     const GridLaplace& test_noise() const { return test_noise_; }
+    // planar_laplace_radius_quantile(kKaleidoRadiusConfidence), computed once.
+    double radius_quantile() const { return radius_quantile_; }
 
 private:
     KaleidoParams params_;
@@ -125,6 +134,7 @@ private:
     std::uint64_t units_per_window_;
     double distance_cap_;
     GridLaplace test_noise_;
+    double radius_quantile_;
 };
 
 // The state of one stream: a fixed header followed by two rings (test indices; publication indices and
@@ -139,6 +149,7 @@ struct KaleidoStreamHeader {
     double test_t;           // time of the last test or of the first release (NaN before)
     double release_x;        // the last release (NaN before the first)
     double release_y;
+    double release_radius;      // its noise_radius (NaN before the first)
     std::uint64_t window_units; // sum of the publication units in the pub ring
     std::uint32_t tests_head, tests_size;
     std::uint32_t pubs_head, pubs_size;
@@ -160,6 +171,10 @@ struct KaleidoOutput {
     double y;
     KaleidoAction action;
     double epsilon_spent; // test + publication budget spent at this sample
+    // The released point lies within noise_radius of the true position at the sample that published it
+    // (this one when published, an earlier one when repeated) with probability >= kKaleidoRadiusConfidence;
+    // NaN before the first release. Holds for true positions within 2^35 noise scales of the origin.
+    double noise_radius;
 };
 
 // Processes one sample. Throws InvalidArgument for a non-finite or decreasing timestamp; the state is
@@ -169,7 +184,7 @@ KaleidoOutput kaleido_step(const KaleidoPlan& plan, void* block, double t, doubl
 // Processes n samples in order (outputs may be null when not wanted).
 void kaleido_run(const KaleidoPlan& plan, void* block, std::size_t n, const double* t, const double* x,
                  const double* y, double* out_x, double* out_y, KaleidoAction* out_action, double* out_spent,
-                 Rng& rng, const CancelCheck& cancel);
+                 double* out_radius, Rng& rng, const CancelCheck& cancel);
 
 // Post-processing: clamps released coordinates into a public box (NaN stays NaN).
 struct ClampBox {

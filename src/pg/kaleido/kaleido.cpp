@@ -69,6 +69,7 @@ struct BatchResult {
     double* y;
     core::KaleidoAction* action;
     double* spent;
+    double* radius;
 };
 
 // All of the C++ work of a batch release; only palloc_or_throw memory outlives it.
@@ -84,10 +85,11 @@ BatchResult release_stream(const core::KaleidoParams& params, ArrayType* t_array
                   static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1)),
                   static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1)),
                   static_cast<core::KaleidoAction*>(pg::palloc_or_throw(n + 1)),
+                  static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1)),
                   static_cast<double*>(pg::palloc_or_throw(n * sizeof(double) + 1))};
     void* block = pg::palloc_or_throw(core::kaleido_stream_bytes(plan));
     core::kaleido_stream_init(plan, block);
-    core::kaleido_run(plan, block, n, t, x, y, r.x, r.y, r.action, r.spent, pg::backend_rng(),
+    core::kaleido_run(plan, block, n, t, x, y, r.x, r.y, r.action, r.spent, r.radius, pg::backend_rng(),
                       core::CancelCheck(pg::interrupt_pending));
     if (clamp != nullptr)
         for (std::size_t i = 0; i < n; ++i)
@@ -150,8 +152,8 @@ GAZEPRIV_FUNCTION(kaleido) {
     const BatchResult r = release_stream(params, t_array, x_array, y_array, clamped ? &box : nullptr);
 
     auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-    Datum values[6];
-    bool nulls[6] = {false, false, false, false, false, false};
+    Datum values[7];
+    bool nulls[7] = {false, false, false, false, false, false, false};
     for (std::size_t i = 0; i < r.n; ++i) {
         CHECK_FOR_INTERRUPTS();
         values[0] = Float8GetDatum(r.t[i]);
@@ -161,6 +163,8 @@ GAZEPRIV_FUNCTION(kaleido) {
         values[3] = BoolGetDatum(r.action[i] == core::KaleidoAction::Published);
         values[4] = PointerGetDatum(cstring_to_text(core::to_string(r.action[i])));
         values[5] = Float8GetDatum(r.spent[i]);
+        nulls[6] = std::isnan(r.radius[i]); // before the first release
+        values[6] = Float8GetDatum(r.radius[i]);
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     return static_cast<Datum>(0);

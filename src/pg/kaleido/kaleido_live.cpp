@@ -359,6 +359,7 @@ struct Pending {
     double* y;
     core::KaleidoAction* action;
     double* spent;
+    double* radius;
 };
 
 Datum float8_array(const double* v, int n, bool nan_is_null) {
@@ -386,13 +387,14 @@ void flush(SPIPlanPtr insert, const Stream* streams, Pending& p, MemoryContext s
         actions[i] = CStringGetTextDatum(core::to_string(p.action[i]));
         published[i] = BoolGetDatum(p.action[i] == core::KaleidoAction::Published);
     }
-    Datum args[7] = {PointerGetDatum(construct_array(keys, p.n, TEXTOID, -1, false, TYPALIGN_INT)),
+    Datum args[8] = {PointerGetDatum(construct_array(keys, p.n, TEXTOID, -1, false, TYPALIGN_INT)),
                      float8_array(p.t, p.n, false),
                      float8_array(p.x, p.n, true),
                      float8_array(p.y, p.n, true),
                      PointerGetDatum(construct_array(published, p.n, BOOLOID, 1, true, TYPALIGN_CHAR)),
                      PointerGetDatum(construct_array(actions, p.n, TEXTOID, -1, false, TYPALIGN_INT)),
-                     float8_array(p.spent, p.n, false)};
+                     float8_array(p.spent, p.n, false),
+                     float8_array(p.radius, p.n, true)}; // read only by plans that write noise_radius
     if (SPI_execute_plan(insert, args, nullptr, false, 0) != SPI_OK_INSERT)
         elog(ERROR, "kaleido: could not insert into the published table");
     p.n = 0;
@@ -440,19 +442,23 @@ const TriggerPlans& plans_for(const Trigger* trigger, const Feed& feed, Oid publ
     fresh.streams = prepare(psprintf("SELECT DISTINCT (%s)::pg_catalog.text COLLATE \"C\" FROM %s ORDER BY 1",
                                      stream, transition),
                             0, nullptr);
-    Oid types[7] = {TEXTARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-                    BOOLARRAYOID, TEXTARRAYOID,   FLOAT8ARRAYOID};
+    Oid types[8] = {TEXTARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+                    BOOLARRAYOID, TEXTARRAYOID,   FLOAT8ARRAYOID, FLOAT8ARRAYOID};
+    // noise_radius is written when the published table has the column (kaleido_attach creates it; tables
+    // made before, or by hand without it, keep working).
+    const bool radius = get_attnum(published, "noise_radius") != InvalidAttrNumber;
     fresh.publish = prepare(
         psprintf(
-            "INSERT INTO %s (%s, %s, %s, %s, published, action, epsilon_spent) "
-            "SELECT u.s::%s, u.t, u.x, u.y, u.p, u.a, u.e FROM ROWS FROM (pg_catalog.unnest($1), "
+            "INSERT INTO %s (%s, %s, %s, %s, published, action, epsilon_spent%s) "
+            "SELECT u.s::%s, u.t, u.x, u.y, u.p, u.a, u.e%s FROM ROWS FROM (pg_catalog.unnest($1), "
             "pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), pg_catalog.unnest($5), "
-            "pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(s, t, x, y, p, a, e)",
+            "pg_catalog.unnest($6), pg_catalog.unnest($7)%s) AS u(s, t, x, y, p, a, e%s)",
             quote_qualified_identifier(get_namespace_name(get_rel_namespace(published)),
                                        get_rel_name(published)),
             stream, quote_identifier(feed.t), quote_identifier(feed.x), quote_identifier(feed.y),
-            format_type_be_qualified(get_atttype(published, stream_column))),
-        7, types);
+            radius ? ", noise_radius" : "", format_type_be_qualified(get_atttype(published, stream_column)),
+            radius ? ", u.r" : "", radius ? ", pg_catalog.unnest($8)" : "", radius ? ", r" : ""),
+        radius ? 8 : 7, types);
     // Only now replace a slot, so that a failure above leaves the cache as it was.
     TriggerPlans& slot = trigger_plans[next_trigger_slot];
     next_trigger_slot = (next_trigger_slot + 1) % kCachedTriggers;
@@ -666,6 +672,7 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
     pending.y = static_cast<double*>(palloc(sizeof(double) * kChunkRows));
     pending.action = static_cast<core::KaleidoAction*>(palloc(kChunkRows));
     pending.spent = static_cast<double*>(palloc(sizeof(double) * kChunkRows));
+    pending.radius = static_cast<double*>(palloc(sizeof(double) * kChunkRows));
     core::Rng& rng = pg::backend_rng();
     while (n > 0) {
         for (int r = 0; r < n; ++r) {
@@ -697,6 +704,7 @@ GAZEPRIV_FUNCTION(kaleido_publish) {
                 core::clamp_into(feed.box, pending.x[at], pending.y[at]);
             pending.action[at] = o.action;
             pending.spent[at] = o.epsilon_spent;
+            pending.radius[at] = o.noise_radius;
             if (pending.n == kChunkRows)
                 publish_as_owner(plans.publish, streams, pending, scratch, feed_owner);
         }

@@ -23,16 +23,17 @@ struct Stream {
 struct Outputs {
     std::vector<double> x, y, spent;
     std::vector<KaleidoAction> action;
+    std::vector<double> radius;
 };
 
 Outputs run(const KaleidoPlan& plan, const Stream& s, Rng& rng) {
     const std::size_t n = s.t.size();
     Outputs r{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
-              std::vector<KaleidoAction>(n)};
+              std::vector<KaleidoAction>(n), std::vector<double>(n)};
     std::vector<unsigned char> block(kaleido_stream_bytes(plan));
     kaleido_stream_init(plan, block.data());
     kaleido_run(plan, block.data(), n, s.t.data(), s.x.data(), s.y.data(), r.x.data(), r.y.data(),
-                r.action.data(), r.spent.data(), rng, CancelCheck());
+                r.action.data(), r.spent.data(), r.radius.data(), rng, CancelCheck());
     return r;
 }
 
@@ -192,7 +193,9 @@ TEST(Kaleido, SkippedReusedCappedAndMissingSamplesRepeatTheLastRelease) {
         EXPECT_EQ(r.action[i], KaleidoAction::Missing);
         EXPECT_TRUE(std::isnan(r.x[i]));
         EXPECT_EQ(r.spent[i], 0);
+        EXPECT_TRUE(std::isnan(r.radius[i])); // no point, no accuracy
     }
+    EXPECT_GT(r.radius[3], 0);
     EXPECT_EQ(r.action[3], KaleidoAction::Published);
     int counts[6] = {0, 0, 0, 0, 0, 0};
     for (std::size_t i = 4; i < s.t.size(); ++i) {
@@ -203,6 +206,7 @@ TEST(Kaleido, SkippedReusedCappedAndMissingSamplesRepeatTheLastRelease) {
         }
         EXPECT_EQ(r.x[i], r.x[i - 1]) << i;
         EXPECT_EQ(r.y[i], r.y[i - 1]) << i;
+        EXPECT_EQ(r.radius[i], r.radius[i - 1]) << i; // the accuracy of the point it repeats
         const bool tested = r.action[i] == KaleidoAction::Reused || r.action[i] == KaleidoAction::Exhausted;
         EXPECT_EQ(r.spent[i], tested ? plan.epsilon_test() : 0.0) << i;
     }
@@ -274,6 +278,9 @@ TEST(Kaleido, AStreamSplitAcrossStoredStatesEqualsOneRun) {
             ASSERT_EQ(o.action, whole.action[i]) << i;
             ASSERT_TRUE(o.x == whole.x[i] || (std::isnan(o.x) && std::isnan(whole.x[i]))) << i;
             ASSERT_EQ(o.epsilon_spent, whole.spent[i]) << i;
+            ASSERT_TRUE(o.noise_radius == whole.radius[i] ||
+                        (std::isnan(o.noise_radius) && std::isnan(whole.radius[i])))
+                << i; // the last release's radius survives storage
         }
         at += chunk;
         stored.resize(kaleido_stream_serialized_size(block.data()));
@@ -311,6 +318,13 @@ TEST(Kaleido, CorruptStatesAreRejected) {
     std::memcpy(no_release.data() + offsetof(KaleidoStreamHeader, release_x), &nan, sizeof nan);
     EXPECT_THROW(kaleido_stream_deserialize(plan, no_release.data(), no_release.size(), target.data()),
                  CorruptData);
+    for (const double radius :
+         {double(NAN), 0.0, -1.0, double(INFINITY)}) { // a release without a valid radius
+        std::vector<unsigned char> bad = good;
+        std::memcpy(bad.data() + offsetof(KaleidoStreamHeader, release_radius), &radius, sizeof radius);
+        EXPECT_THROW(kaleido_stream_deserialize(plan, bad.data(), bad.size(), target.data()), CorruptData)
+            << radius;
+    }
     // A state of other parameters (another ring capacity).
     const KaleidoPlan other(kaleido_params(1, 60, 1, NAN, 50, 2, 7));
     std::vector<unsigned char> other_block(kaleido_stream_bytes(other));
